@@ -1,0 +1,155 @@
+"""Dependencies the graph needs, injected as LangGraph runtime context.
+
+The worker builds one :class:`Deps` per job from its process-wide clients and passes it as
+``graph.invoke(..., context=deps)``. Nodes reach it through ``runtime.context``; tests build
+it from scripted fake chat models and small in-memory stand-ins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from pipeline.documents import Document
+
+
+class RetrievalError(RuntimeError):
+    """The retriever could not answer (backend down, index missing, timeout).
+
+    The graph treats this as a handled state (it records the failure and falls back or
+    abstains); it never answers from an empty or partial result as if it were complete.
+    """
+
+
+class WebSearchError(RuntimeError):
+    """The web-search provider failed or returned something unusable."""
+
+
+class Retriever(Protocol):
+    """Searches one tenant's own index."""
+
+    def count(self) -> int:
+        """Return the number of chunks in the tenant's index (0 if it does not exist).
+
+        Raises:
+            RetrievalError: The backend could not be reached.
+        """
+        ...
+
+    def search(self, query: str, k: int) -> list[Document]:
+        """Return up to ``k`` chunks for ``query``, best first.
+
+        Raises:
+            RetrievalError: The backend could not be reached or refused the query.
+        """
+        ...
+
+
+class WebSearch(Protocol):
+    """A third-party web-search provider. It only ever receives redacted queries."""
+
+    def search(self, query: str, max_results: int) -> list[Document]:
+        """Return up to ``max_results`` normalised web documents for ``query``.
+
+        Raises:
+            WebSearchError: The provider failed or answered with an unusable body.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The result of stripping personal data from a text.
+
+    Attributes:
+        text: The text with each personal-data span replaced by ``<ENTITY_TYPE>``.
+        entities: Entity types found, in text order (e.g. ``["PERSON", "EMAIL_ADDRESS"]``).
+    """
+
+    text: str
+    entities: list[str] = field(default_factory=list)
+
+
+class Redactor(Protocol):
+    """Replaces personal data in text before it leaves the fleet."""
+
+    def redact(self, text: str) -> Redaction:
+        """Return ``text`` with personal data replaced; makes no network call."""
+        ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds and thresholds of one run. Counters in state are checked against these.
+
+    Attributes:
+        max_rewrites: Query rewrites allowed per run before falling back to web or abstaining.
+        max_generations: Generation attempts allowed per run (first answer included).
+        max_model_calls: Ceiling on chat-model calls per run; reaching it abstains.
+        retrieve_k: Chunks fetched from the index per retrieval round.
+        min_relevant: Chunks that must pass grading to generate without falling back.
+        web_results: Results requested from the web-search provider.
+    """
+
+    max_rewrites: int = 2
+    max_generations: int = 2
+    max_model_calls: int = 40
+    retrieve_k: int = 4
+    min_relevant: int = 1
+    web_results: int = 3
+
+
+@dataclass(frozen=True)
+class Models:
+    """Chat models by role, so a deployment can put a cheap model on grading and a
+    different one on verification.
+
+    Attributes:
+        router: Picks the route (structured output).
+        grader: Grades one chunk at a time (structured output).
+        rewriter: Rewrites the retrieval query.
+        generator: Writes the cited answer (structured output).
+        verifier: Checks grounding and answer relevance; a different prompt from the
+            generator's and, when configured, a different model.
+    """
+
+    router: BaseChatModel
+    grader: BaseChatModel
+    rewriter: BaseChatModel
+    generator: BaseChatModel
+    verifier: BaseChatModel
+
+    @classmethod
+    def single(cls, llm: BaseChatModel, verifier: BaseChatModel | None = None) -> Models:
+        """Use ``llm`` for every role except verification (``verifier`` or ``llm``)."""
+        return cls(llm, llm, llm, llm, verifier or llm)
+
+
+@dataclass(frozen=True)
+class Deps:
+    """Everything a run needs, passed as LangGraph runtime context.
+
+    Attributes:
+        tenant_id: The tenant the job belongs to.
+        models: Chat models by role.
+        retriever: The tenant's index, or ``None`` when the tenant has none.
+        web_search: The web provider, or ``None`` when web search is off.
+        redactor: Strips personal data from any query bound for the web.
+        limits: Loop bounds and thresholds.
+        allow_web: Per-job switch; ``False`` keeps the run inside the tenant's index.
+    """
+
+    tenant_id: str
+    models: Models
+    retriever: Retriever | None
+    web_search: WebSearch | None
+    redactor: Redactor
+    limits: Limits = field(default_factory=Limits)
+    allow_web: bool = True
+
+    @property
+    def web_enabled(self) -> bool:
+        """True when a provider is configured and the job allows the web."""
+        return self.web_search is not None and self.allow_web

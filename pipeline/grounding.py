@@ -1,0 +1,67 @@
+"""Deterministic checks that cost no model call: citations and query repetition.
+
+A fabricated or stale citation id, a claim without a citation or an ``[n]`` marker that
+points nowhere fails here, before any verifier is asked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Collection, Mapping
+
+from pipeline.documents import Document
+from pipeline.state import Claim, Generation
+
+_MARKER = re.compile(r"\[(\d+)\]")
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+def citation_problems(generation: Generation, allowed_ids: Collection[str], *,
+                      direct: bool = False) -> list[str]:
+    """List what is wrong with a generation's citations (empty list: nothing).
+
+    Args:
+        generation: The generated answer with its claims.
+        allowed_ids: Ids of the chunks graded relevant in the current round.
+        direct: A direct reply (no sources): it must make no claims at all.
+
+    Returns:
+        Human-readable problems, fed back to the generator on a retry.
+    """
+    if not generation["answer"].strip():
+        return ["the answer is empty"]
+    if direct:
+        return ["a direct reply must not make factual claims"] if generation["claims"] else []
+    problems = []
+    if not generation["claims"]:
+        problems.append("the answer lists no claims")
+    for i, claim in enumerate(generation["claims"], start=1):
+        if not claim["source_ids"]:
+            problems.append(f"claim {i} cites no source")
+        for sid in claim["source_ids"]:
+            if sid not in allowed_ids:
+                problems.append(f"claim {i} cites a source that is not among the graded ones")
+    count = len(generation["sources"])
+    for n in sorted({int(m) for m in _MARKER.findall(generation["answer"])}):
+        if not 1 <= n <= count:
+            problems.append(f"marker [{n}] points to no source")
+    if not _MARKER.search(generation["answer"]):
+        problems.append("the answer has no [n] citation markers")
+    return problems
+
+
+def cited_sources(claim: Claim, sources: list[str],
+                  by_id: Mapping[str, Document]) -> list[tuple[int, Document]]:
+    """Return ``(number, document)`` for each chunk ``claim`` cites, numbered as in the answer."""
+    return [(sources.index(sid) + 1, by_id[sid]) for sid in claim["source_ids"] if sid in by_id]
+
+
+def normalise_query(query: str) -> str:
+    """Fold case, accents, punctuation and word order so near-identical queries compare equal.
+
+    Examples:
+        ``"What is MVCC?"`` and ``"mvcc what is"`` both become ``"is mvcc what"``.
+    """
+    folded = unicodedata.normalize("NFKD", query).encode("ascii", "ignore").decode().lower()
+    return " ".join(sorted(w for w in _NON_WORD.split(folded) if w))

@@ -1,0 +1,108 @@
+"""Calling chat models for structured replies, and telling model outages from bad replies.
+
+One helper serves every role: it asks for a JSON-schema response format (OpenAI structured
+outputs; llama.cpp turns it into a grammar) and validates the reply with the pydantic schema.
+A reply that does not validate is a *bad reply* (:class:`BadReply`, the caller decides the
+fallback); a model that cannot be reached is :class:`ModelUnavailable` (the turn abstains).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+class ModelUnavailable(RuntimeError):
+    """The model endpoint failed (connection, timeout, 5xx, rate limit after retries)."""
+
+
+class BadReply(ValueError):
+    """The model answered, but not with JSON that fits the schema."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one call (0 when the provider does not report it)."""
+
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """Return the OpenAI ``json_schema`` response format for ``schema`` (strict mode)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": schema.__name__,
+            "schema": schema.model_json_schema(),
+            "strict": True,
+        },
+    }
+
+
+def model_name(model: BaseChatModel) -> str:
+    """Return the model's configured name (``model_name``/``model``) or its class name."""
+    for attr in ("model_name", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(model).__name__
+
+
+def _is_outage(exc: Exception) -> bool:
+    # Imported lazily so pipeline/ does not hard-depend on a provider SDK.
+    try:
+        import httpx
+        import openai
+    except ImportError:  # pragma: no cover - both ship with langchain-openai
+        return isinstance(exc, ConnectionError | TimeoutError)
+    return isinstance(exc, openai.APIError | httpx.HTTPError | ConnectionError | TimeoutError)
+
+
+def ask_structured(
+    model: BaseChatModel, schema: type[M], messages: list[BaseMessage]
+) -> tuple[M, Usage]:
+    """Call ``model`` and parse its reply into ``schema``.
+
+    Args:
+        model: Any LangChain chat model (OpenAI-compatible in production, scripted in tests).
+        schema: The pydantic model the reply must validate against.
+        messages: The prompt.
+
+    Returns:
+        The validated reply and the call's token usage.
+
+    Raises:
+        ModelUnavailable: The endpoint could not be reached or failed.
+        BadReply: The reply is not JSON matching ``schema``.
+    """
+    try:
+        reply = model.invoke(messages, response_format=response_format(schema))
+    except Exception as exc:
+        if _is_outage(exc):
+            raise ModelUnavailable(f"{model_name(model)}: {type(exc).__name__}: {exc}") from exc
+        raise
+    usage = _usage(model, reply)
+    text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
+    try:
+        return schema.model_validate_json(_FENCE.sub("", text).strip()), usage
+    except ValidationError as exc:
+        raise BadReply(f"{schema.__name__}: {exc.error_count()} error(s) in {text[:200]!r}") from exc
+
+
+def _usage(model: BaseChatModel, reply: BaseMessage) -> Usage:
+    meta = reply.usage_metadata if isinstance(reply, AIMessage) else None
+    if not meta:
+        return Usage(model_name(model))
+    return Usage(model_name(model), meta.get("input_tokens", 0), meta.get("output_tokens", 0))

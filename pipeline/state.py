@@ -1,0 +1,190 @@
+"""Graph state, the input of a turn, and the reducers that merge node updates.
+
+A thread (``thread_id``) is a conversation: its state persists in the checkpointer across
+jobs. Per-turn fields are reset by the first node of every turn (``begin_turn``); counters
+live here, so limits hold across resume and replay.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from pipeline.documents import Document
+
+Route = Literal["vectorstore", "web_search", "direct", "none"]
+"""Where the router sends a question; ``"none"`` when no source is available at all."""
+
+AbstainReason = Literal[
+    "no_relevant_sources", "ungrounded", "off_target", "budget_exhausted", "model_unavailable"
+]
+"""Reason codes of an abstention."""
+
+RESET = "__reset__"
+"""First element of an update that clears a list channel before appending the rest."""
+
+
+def append_or_reset(left: list[Any] | None, right: list[Any] | None) -> list[Any]:
+    """Reducer: append ``right`` to ``left``, or start over when ``right[0] == RESET``.
+
+    Parallel ``Send`` branches (one grader per chunk) each append their verdict; a new
+    retrieval round sends ``[RESET]`` so verdicts graded against an earlier query never
+    count in the next round.
+
+    Args:
+        left: The channel's current value (``None`` before the first write).
+        right: A node's update.
+
+    Returns:
+        The merged list (a new list; inputs are not mutated).
+    """
+    if not right:
+        return list(left or [])
+    if right[0] == RESET:
+        return list(right[1:])
+    return [*(left or []), *right]
+
+
+class GradedDocument(TypedDict):
+    """A grader's verdict on one chunk.
+
+    Attributes:
+        document: The chunk that was graded.
+        relevant: True when the grader judged it relevant to the question.
+        reason: The grader's short reason (fed to the rewriter when too few survive).
+        round: Retrieval round the verdict belongs to (0-based).
+    """
+
+    document: Document
+    relevant: bool
+    reason: str
+    round: int
+
+
+class Citation(TypedDict):
+    """One numbered citation in a delivered answer."""
+
+    n: int
+    id: str
+    locator: str
+    title: str
+    source_type: str
+
+
+class Claim(TypedDict):
+    """One statement of a generated answer with the ids of the chunks that support it."""
+
+    text: str
+    source_ids: list[str]
+
+
+class Generation(TypedDict):
+    """A generated answer before verification.
+
+    Attributes:
+        answer: Answer text with ``[n]`` markers, ``n`` indexing ``sources``.
+        claims: The answer's statements and the chunk ids each one cites.
+        sources: Chunk ids in citation order: ``[n]`` refers to ``sources[n - 1]``.
+    """
+
+    answer: str
+    claims: list[Claim]
+    sources: list[str]
+
+
+class Outcome(TypedDict):
+    """What a turn ends with: an answer with verified citations, or an abstention.
+
+    Attributes:
+        status: ``"answered"`` or ``"abstained"``.
+        answer: The answer text (empty for an abstention).
+        citations: Verified citations, numbered as in the answer.
+        reason: Abstention reason code (``AbstainReason``), ``None`` when answered.
+        detail: A sentence on why, for people reading the outcome.
+    """
+
+    status: Literal["answered", "abstained"]
+    answer: str
+    citations: list[Citation]
+    reason: str | None
+    detail: str
+
+
+class Turn(TypedDict):
+    """An earlier turn of the conversation, kept for follow-up questions."""
+
+    question: str
+    status: str
+    answer: str
+    citations: list[Citation]
+
+
+class Budget(TypedDict):
+    """The limits of one turn, copied into state so routing stays a pure function of state
+    and a resumed run keeps the limits it started with."""
+
+    max_rewrites: int
+    max_generations: int
+    max_model_calls: int
+    min_relevant: int
+    web_enabled: bool
+
+
+class TurnInput(TypedDict):
+    """The input of one turn (one job): just the user's question."""
+
+    question: str
+
+
+class CragState(TypedDict, total=False):
+    """The state of a corrective RAG run on one thread (every key optional until set)."""
+
+    question: str
+    """The user's question, unchanged all turn: graders and the verifier judge against it."""
+    budget: Budget
+    """Limits of this turn (from :class:`pipeline.deps.Limits` and the job's options)."""
+    query: str
+    """The retrieval query; the rewriter changes it."""
+    queries_tried: list[str]
+    """Every query used for retrieval this turn, in order."""
+    route: Route
+    """The router's decision after hard rules were applied."""
+    route_reason: str
+    """Why that route (the model's reason, or the rule that overrode it)."""
+    documents: list[Document]
+    """Chunks of the current retrieval round, before grading."""
+    round: int
+    """Retrieval round counter this turn (index and web rounds alike)."""
+    round_source: Literal["index", "web"]
+    """Where the current round's documents came from."""
+    graded: Annotated[list[GradedDocument], append_or_reset]
+    """Verdicts of the current round; reset at each new round."""
+    retrieval_error: str | None
+    """Set when the index or web search failed this round (a handled state)."""
+    web_query: str | None
+    """The redacted query that left for web search, if any."""
+    web_used: bool
+    """True once a web search ran this turn."""
+    generation: Generation | None
+    """The latest generated answer, awaiting or past verification."""
+    feedback: str
+    """Why the last generation failed verification (fed back to the generator)."""
+    grounded: bool | None
+    """Verifier: every claim is supported by the chunks it cites."""
+    resolves: bool | None
+    """Verifier: the answer resolves the question."""
+    duplicate_query: bool
+    """The last rewrite repeated a query already tried (normalised comparison)."""
+    rewrites: int
+    """Query rewrites spent this turn."""
+    generations: int
+    """Generation attempts spent this turn."""
+    model_calls: int
+    """Chat-model calls spent this turn (graders included)."""
+    model_error: str | None
+    """Set when a model could not be reached; the turn abstains."""
+    outcome: Outcome | None
+    """The turn's result, set by ``finalize`` or ``abstain``."""
+    trace: Annotated[list[str], append_or_reset]
+    """Node path of this turn, with decisions (``"route:vectorstore"``)."""
+    history: Annotated[list[Turn], append_or_reset]
+    """Earlier turns on this thread."""

@@ -1,0 +1,91 @@
+"""A scripted chat model (a langchain_core ``BaseChatModel``) that answers by role.
+
+The graph's prompts start with a role-specific system message; the script maps each role to
+replies given in order, or to a function of the last user message (graders run in parallel,
+so their replies must depend on the chunk, not on call order). Exceptions in a script are
+raised, to simulate outages.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+from pipeline import prompts
+
+ROLES = {
+    prompts.ROUTER: "router",
+    prompts.GRADER: "grader",
+    prompts.REWRITER: "rewriter",
+    prompts.GENERATOR: "generator",
+    prompts.DIRECT: "direct",
+    prompts.VERIFIER: "verifier",
+}
+
+Reply = str | dict[str, Any] | Exception
+Script = list[Reply] | Callable[[str], Reply]
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Replies from a per-role script; records every call as ``(role, user text)``."""
+
+    script: dict[str, Any]
+    model_name: str = "scripted"
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _calls: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def calls(self) -> list[tuple[str, str]]:
+        return list(self._calls)
+
+    def roles_called(self) -> list[str]:
+        return [role for role, _ in self._calls]
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        role = ROLES.get(str(messages[0].content), "unknown")
+        user = str(messages[-1].content)
+        with self._lock:
+            self._calls.append((role, user))
+            entry = self.script.get(role)
+            if entry is None:
+                raise AssertionError(f"no script for role {role!r}")
+            reply = entry(user) if callable(entry) else entry.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        content = reply if isinstance(reply, str) else json.dumps(reply)
+        message = AIMessage(
+            content=content,
+            usage_metadata={"input_tokens": len(user) // 4, "output_tokens": len(content) // 4,
+                            "total_tokens": (len(user) + len(content)) // 4},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def grade_by_keyword(*keywords: str) -> Callable[[str], dict[str, str]]:
+    """A grader script: 'yes' when the chunk shown contains any keyword (case-insensitive)."""
+
+    def grade(user: str) -> dict[str, str]:
+        source = user.split("<source", 1)[-1].lower()
+        hit = any(k.lower() in source for k in keywords)
+        return {"relevant": "yes" if hit else "no",
+                "reason": "mentions the topic" if hit else "about something else"}
+
+    return grade

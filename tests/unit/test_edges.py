@@ -1,0 +1,129 @@
+"""Pure routing functions on hand-made states: no graph, no models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.types import Send
+
+from pipeline import edges
+from pipeline.state import RESET, append_or_reset
+
+
+def state(**over: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "question": "q",
+        "budget": {"max_rewrites": 2, "max_generations": 2, "max_model_calls": 20,
+                   "min_relevant": 1, "web_enabled": True},
+        "graded": [], "rewrites": 0, "generations": 0, "model_calls": 0, "round": 0,
+        "round_source": "index", "web_used": False,
+    }
+    return base | over
+
+
+def doc(i: int) -> dict[str, Any]:
+    return {"id": f"d{i}", "text": "t", "source_type": "index", "locator": "x", "title": "x",
+            "updated_at": "2026-01-01T00:00:00Z", "tenant_id": "t"}
+
+
+def grade(relevant: bool) -> dict[str, Any]:
+    return {"document": doc(0), "relevant": relevant, "reason": "", "round": 0}
+
+
+class TestAppendOrReset:
+    def test_appends(self) -> None:
+        assert append_or_reset([1], [2, 3]) == [1, 2, 3]
+
+    def test_reset_clears_then_appends_rest(self) -> None:
+        assert append_or_reset([1, 2], [RESET, 3]) == [3]
+        assert append_or_reset([1, 2], [RESET]) == []
+
+    def test_none_and_empty(self) -> None:
+        assert append_or_reset(None, [1]) == [1]
+        assert append_or_reset([1], []) == [1]
+
+
+class TestAfterRoute:
+    @pytest.mark.parametrize(("route", "node"), [("vectorstore", "retrieve"),
+                             ("web_search", "redact_query"), ("direct", "generate"),
+                             ("none", "abstain")])
+    def test_routes(self, route: str, node: str) -> None:
+        assert edges.after_route(state(route=route)) == node
+
+    def test_unknown_route_raises(self) -> None:
+        with pytest.raises(ValueError, match="unknown route 'sql'"):
+            edges.after_route(state(route="sql"))
+
+
+class TestFanOutGrading:
+    def test_one_send_per_chunk(self) -> None:
+        sends = edges.fan_out_grading(state(documents=[doc(1), doc(2)], round=3))
+        assert isinstance(sends, list) and all(isinstance(s, Send) for s in sends)
+        assert [s.arg["document"]["id"] for s in sends] == ["d1", "d2"]
+        assert {s.node for s in sends} == {"grade_chunk"} and sends[0].arg["round"] == 3
+
+    def test_empty_round_goes_to_assessment(self) -> None:
+        assert edges.fan_out_grading(state(documents=[])) == "assess_grades"
+
+    def test_budget_too_small_for_all_graders_abstains(self) -> None:
+        s = state(documents=[doc(1), doc(2)], model_calls=19)
+        assert edges.fan_out_grading(s) == "abstain"
+
+
+class TestAfterGrading:
+    def test_enough_relevant_generates(self) -> None:
+        assert edges.after_grading(state(graded=[grade(True), grade(False)])) == "generate"
+
+    def test_too_few_rewrites_while_allowed(self) -> None:
+        assert edges.after_grading(state(graded=[grade(False)], rewrites=1)) == "rewrite_query"
+
+    def test_rewrites_exhausted_falls_back_to_web(self) -> None:
+        assert edges.after_grading(state(rewrites=2)) == "redact_query"
+
+    def test_rewrites_exhausted_web_off_abstains(self) -> None:
+        s = state(rewrites=2, budget=state()["budget"] | {"web_enabled": False})
+        assert edges.after_grading(s) == "abstain"
+
+    def test_web_round_without_relevant_abstains(self) -> None:
+        assert edges.after_grading(state(round_source="web", web_used=True)) == "abstain"
+
+    def test_index_failure_skips_rewriting(self) -> None:
+        assert edges.after_grading(state(retrieval_error="down")) == "redact_query"
+
+    def test_model_error_abstains(self) -> None:
+        assert edges.after_grading(state(graded=[grade(True)], model_error="x")) == "abstain"
+
+
+class TestAfterRewrite:
+    def test_new_query_retrieves(self) -> None:
+        assert edges.after_rewrite(state(duplicate_query=False)) == "retrieve"
+
+    def test_duplicate_query_skips_to_fallback(self) -> None:
+        assert edges.after_rewrite(state(duplicate_query=True)) == "redact_query"
+        assert edges.after_rewrite(state(duplicate_query=True, web_used=True)) == "abstain"
+
+
+class TestAfterVerify:
+    def test_grounded_and_resolving_finalizes(self) -> None:
+        assert edges.after_verify(state(grounded=True, resolves=True)) == "finalize"
+
+    def test_ungrounded_regenerates_then_abstains(self) -> None:
+        assert edges.after_verify(state(grounded=False, generations=1)) == "generate"
+        assert edges.after_verify(state(grounded=False, generations=2)) == "abstain"
+
+    def test_off_target_rewrites_then_abstains(self) -> None:
+        assert edges.after_verify(state(grounded=True, resolves=False)) == "rewrite_query"
+        assert edges.after_verify(state(grounded=True, resolves=False, rewrites=2)) == "abstain"
+
+
+class TestAbstainReason:
+    @pytest.mark.parametrize(("over", "reason"), [
+        ({"model_error": "x"}, "model_unavailable"),
+        ({"model_calls": 20}, "budget_exhausted"),
+        ({"generation": {"answer": "a"}, "grounded": False}, "ungrounded"),
+        ({"generation": {"answer": "a"}, "grounded": True, "resolves": False}, "off_target"),
+        ({}, "no_relevant_sources"),
+    ])
+    def test_reason(self, over: dict[str, Any], reason: str) -> None:
+        assert edges.abstain_reason(state(**over)) == reason

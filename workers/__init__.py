@@ -1,0 +1,1 @@
+"""The fleet: Celery app and tasks, per-thread locks, outcome store, webhook delivery, CLI."""

@@ -1,0 +1,72 @@
+"""The one settings object, read from ``CRAG_*`` environment variables at the process edge.
+
+Only the CLI and the Celery worker start-up call :func:`get_settings`; everything else
+receives the values it needs as arguments. Secrets are ``SecretStr`` so they never print.
+Defaults match the local services that ``infra/up`` starts on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Process configuration (env prefix ``CRAG_``, e.g. ``CRAG_REDIS_URL``)."""
+
+    model_config = SettingsConfigDict(env_prefix="CRAG_", extra="ignore")
+
+    # Services
+    database_url: str = Field(
+        "postgresql+psycopg://crag:crag@127.0.0.1:55432/crag",
+        description="SQLAlchemy URL of the app tables and the LangGraph checkpointer.",
+    )
+    redis_url: str = Field("redis://127.0.0.1:56379/0", description="Celery broker and locks.")
+    elasticsearch_url: str = Field("http://127.0.0.1:59200", description="Tenant indexes.")
+    index_prefix: str = Field("crag-", description="Tenant index name = prefix + tenant_id.")
+
+    # Models (any OpenAI-compatible endpoint; the default is infra/up's llama.cpp server)
+    llm_base_url: str = "http://127.0.0.1:58080/v1"
+    llm_model: str = "smollm2-135m-instruct"
+    llm_api_key: SecretStr = SecretStr("not-needed")
+    llm_timeout_s: float = Field(60.0, description="Per-call timeout, seconds.")
+    llm_max_retries: int = Field(1, description="SDK-level retries per call.")
+    verifier_model: str | None = Field(None, description="Model for verification; default llm.")
+    embeddings: str = Field(
+        "none", description="'none' (BM25 only), 'minilm' (local) or 'openai' (endpoint)."
+    )
+    embeddings_base_url: str | None = None
+    embeddings_model: str = "text-embedding-3-small"
+
+    # Web search (Tavily-compatible). Unset base URL = web search off.
+    web_search_url: str | None = None
+    web_search_api_key: SecretStr = SecretStr("")
+    web_search_timeout_s: float = 10.0
+
+    # Graph limits
+    max_rewrites: int = 2
+    max_generations: int = 2
+    max_model_calls: int = 40
+    retrieve_k: int = 4
+    min_relevant: int = 1
+    web_results: int = 3
+
+    # Fleet
+    queue: str = "crag.questions"
+    lock_ttl_s: float = Field(60.0, description="Per-thread lock TTL; renewed while running.")
+    lock_wait_s: float = Field(600.0, description="Longest wait for a busy thread's lock.")
+    webhook_timeout_s: float = 10.0
+    webhook_max_attempts: int = 5
+    worker_concurrency: int = 2
+
+    # Telemetry
+    otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")
+    service_name: str = "crag-fleet"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Return the process-wide settings, read once from the environment."""
+    return Settings()
