@@ -57,6 +57,12 @@ class Settings(BaseSettings):
     queue: str = "crag.questions"
     lock_ttl_s: float = Field(60.0, description="Per-thread lock TTL; renewed while running.")
     lock_wait_s: float = Field(600.0, description="Longest wait for a busy thread's lock.")
+    visibility_timeout_s: int = Field(
+        3600, description="Redis redelivers an unacknowledged job after this; > longest run."
+    )
+    job_max_retries: int = Field(10, description="Retries of a transiently failing job.")
+    retry_backoff_s: float = Field(2.0, description="Backoff factor for retries, seconds.")
+    retry_backoff_max_s: float = Field(300.0, description="Cap on one retry delay, seconds.")
     webhook_timeout_s: float = 10.0
     webhook_max_attempts: int = 5
     worker_concurrency: int = 2

@@ -1,0 +1,72 @@
+"""The Celery app (``celery -A workers.app worker``; ``crag worker`` wraps it).
+
+At-least-once intake: late acknowledgement, a worker lost mid-task puts its message back,
+one message prefetched per process, JSON only. Per-process resources are built after the
+fork (``worker_process_init``), never at import.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import Celery
+from celery.signals import worker_process_init, worker_process_shutdown
+
+from workers.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+QUESTIONS = "crag.questions"
+DELIVERIES = "crag.deliveries"
+ANSWER_TASK = "crag.answer_question"
+DELIVER_TASK = "crag.deliver_outcome"
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """Celery settings derived from ours."""
+    return {
+        "broker_url": settings.redis_url,
+        "broker_connection_retry_on_startup": True,
+        # Longer than the longest run, or Redis would redeliver a job still running.
+        "broker_transport_options": {"visibility_timeout": settings.visibility_timeout_s},
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "task_ignore_result": True,
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_default_queue": settings.queue,
+        "task_routes": {ANSWER_TASK: {"queue": settings.queue},
+                        DELIVER_TASK: {"queue": DELIVERIES}},
+        "worker_hijack_root_logger": False,
+    }
+
+
+def make_celery(settings: Settings) -> Celery:
+    """Create the app and register the tasks."""
+    app = Celery("crag", set_as_current=True)
+    app.conf.update(celery_config(settings))
+    app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
+    return app
+
+
+app = make_celery(get_settings())
+
+
+@worker_process_init.connect
+def _init_process(**_: Any) -> None:
+    from workers.resources import get_resources
+    from workers.telemetry import setup_tracing
+
+    settings = get_settings()
+    setup_tracing(settings.service_name, settings.otlp_endpoint)
+    get_resources(settings)  # pay pools, graph and model loads before the first job
+    log.info("worker process ready")
+
+
+@worker_process_shutdown.connect
+def _close_process(**_: Any) -> None:
+    from workers.resources import close_resources
+
+    close_resources()

@@ -1,0 +1,204 @@
+"""The ``crag`` command line (Typer): ingest, ask, worker, db, tenants, dead letters, demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from workers.settings import get_settings
+
+app = typer.Typer(help="crag-fleet: grounded answers from private documents.", no_args_is_help=True)
+db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
+tenants_app = typer.Typer(help="Tenants and their webhook secrets.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(tenants_app, name="tenants")
+
+
+def _sessions():  # type: ignore[no-untyped-def]
+    from workers.db.engine import make_engine, make_sessionmaker
+
+    return make_sessionmaker(make_engine(get_settings().database_url, pool_size=1))
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", fg="red", err=True)
+    return typer.Exit(2)
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Apply Alembic migrations and create the LangGraph checkpointer tables."""
+    from alembic import command
+    from alembic.config import Config
+
+    from workers.resources import make_checkpointer
+
+    root = Path(__file__).resolve().parent.parent
+    command.upgrade(Config(str(root / "alembic.ini")), "head")
+    saver, pool = make_checkpointer(get_settings().database_url, max_size=1)
+    try:
+        saver.setup()
+    finally:
+        pool.close()
+    typer.echo("database is at head; checkpointer tables ready")
+
+
+def ensure_tenant(tenant_id: str, secret: str | None = None) -> tuple[str, bool]:
+    """Register ``tenant_id`` if needed; returns (its webhook secret, created now)."""
+    from workers.db import repository as repo
+    from workers.db.engine import transaction
+    from workers.delivery import new_secret
+
+    with transaction(_sessions()) as session:
+        existing = repo.get_tenant(session, tenant_id)
+        if existing is not None:
+            return existing.webhook_secret, False
+        return repo.add_tenant(session, tenant_id, secret or new_secret()).webhook_secret, True
+
+
+@tenants_app.command("add")
+def tenants_add(tenant: str, secret: Annotated[str | None, typer.Option(
+        help="Webhook secret (whsec_…); generated when omitted.")] = None) -> None:
+    """Register a tenant and print its webhook secret."""
+    from corpus import validate_tenant_id
+
+    try:
+        validate_tenant_id(tenant)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    value, created = ensure_tenant(tenant, secret)
+    typer.echo(f"{tenant}: {'registered' if created else 'already registered'}; "
+               f"webhook secret {value}")
+
+
+@tenants_app.command("list")
+def tenants_list() -> None:
+    """List registered tenants."""
+    from workers.db import repository as repo
+
+    with _sessions()() as session:
+        for t in repo.list_tenants(session):
+            typer.echo(f"{t.tenant_id}\t{t.created_at:%Y-%m-%d %H:%M}")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (.html .md .txt .pdf).")],
+    tenant: Annotated[str, typer.Option(help="Tenant whose index receives the chunks.")],
+) -> None:
+    """Chunk documents into the tenant's own index (re-ingesting a file replaces it)."""
+    from corpus import IngestError, ingest_paths, make_embeddings, make_es_client
+
+    s = get_settings()
+    try:
+        embeddings = make_embeddings(s.embeddings, s.embeddings_base_url, s.embeddings_model)
+        report = ingest_paths(make_es_client(s.elasticsearch_url), tenant, paths,
+                              index_prefix=s.index_prefix, embeddings=embeddings)
+    except (IngestError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    _, created = ensure_tenant(tenant)
+    typer.echo(report.summary() + (f"; tenant {tenant} registered" if created else ""))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ask(
+    question: str,
+    tenant: Annotated[str, typer.Option(help="Tenant id.")],
+    thread: Annotated[str, typer.Option(help="Conversation thread id.")],
+    webhook: Annotated[str | None, typer.Option(help="Webhook URL for the outcome.")] = None,
+    job_id: Annotated[str | None, typer.Option(help="Idempotency key (default: a UUID).")] = None,
+    no_web: Annotated[bool, typer.Option("--no-web", help="Keep the run in the index.")] = False,
+    wait: Annotated[bool, typer.Option(help="Wait for the outcome and print it.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 600.0,
+) -> None:
+    """Enqueue a question (prints the job id; with --wait, the outcome JSON)."""
+    from workers.app import app as celery_app
+    from workers.errors import PermanentJobError
+    from workers.intake import ask as enqueue_question
+    from workers.waiting import wait_for_outcome
+
+    s = get_settings()
+    try:
+        job = enqueue_question(celery_app, s.queue, tenant, thread, question,
+                               webhook_url=webhook, allow_web=not no_web, job_id=job_id)
+    except PermanentJobError as exc:
+        raise _fail(str(exc)) from exc
+    typer.echo(f"job {job.job_id} queued on {s.queue}", err=wait)
+    if wait:
+        outcome = wait_for_outcome(s, tenant, job.job_id, timeout)
+        if outcome is None:
+            raise _fail(f"no outcome for job {job.job_id} within {timeout:.0f}s "
+                        "(is a worker running? `crag dead-letters` lists rejected jobs)")
+        typer.echo(json.dumps(outcome, indent=2))
+
+
+@app.command()
+def worker(
+    concurrency: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
+) -> None:
+    """Run a Celery worker on the questions and deliveries queues."""
+    from workers.app import DELIVERIES
+
+    s = get_settings()
+    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker",
+            f"--queues={s.queue},{DELIVERIES}", f"--concurrency={concurrency or s.worker_concurrency}",
+            f"--loglevel={loglevel}", "--without-gossip", "--without-mingle"]
+    os.execv(sys.executable, argv)
+
+
+@app.command("dead-letters")
+def dead_letters(
+    tenant: Annotated[str | None, typer.Option(help="Only this tenant.")] = None,
+    limit: Annotated[int, typer.Option(help="Most rows shown.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """List dead letters (jobs and deliveries given up on), newest first, with reasons."""
+    from workers.db import repository as repo
+
+    with _sessions()() as session:
+        for d in repo.list_dead_letters(session, tenant, limit):
+            row = {"id": d.id, "kind": d.kind, "tenant_id": d.tenant_id, "job_id": d.job_id,
+                   "reason": d.reason, "at": d.created_at.isoformat()}
+            typer.echo(json.dumps(row) if as_json else
+                       f"#{d.id} {d.created_at:%H:%M:%S} {d.kind} tenant={d.tenant_id} "
+                       f"job={d.job_id}: {d.reason}")
+
+
+@app.command()
+def outcome(
+    job_id: str, tenant: Annotated[str, typer.Option(help="Tenant id.")],
+) -> None:
+    """Print a job's stored outcome."""
+    from workers.db import repository as repo
+
+    with _sessions()() as session:
+        record = repo.get_outcome(session, tenant, job_id)
+        if record is None:
+            raise _fail(f"no outcome for job {job_id} of tenant {tenant}")
+        typer.echo(json.dumps(record.body, indent=2))
+
+
+@app.command()
+def demo(
+    corpus: Annotated[Path, typer.Option(help="Demo corpus folder.")] = Path(
+        "/usr/share/doc/postgresql-doc-15/html"),
+    tenant: Annotated[str, typer.Option(help="Demo tenant id.")] = "pgdocs",
+    reingest: Annotated[bool, typer.Option(help="Re-ingest even if the index has chunks.")] = False,
+) -> None:
+    """Run the main job: ingest the PostgreSQL manual, ask the demo questions through
+    Redis → worker → Elasticsearch → checkpointer → webhook, print each outcome."""
+    from workers.demo import run_demo
+
+    raise typer.Exit(run_demo(get_settings(), corpus, tenant, reingest))
+
+
+if __name__ == "__main__":
+    app()

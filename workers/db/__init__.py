@@ -1,0 +1,1 @@
+"""App tables (SQLAlchemy 2), engine/session factory and the repository of queries."""

@@ -1,0 +1,26 @@
+"""Engine and session factory: one engine per process, created after the worker forks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.orm import Session, sessionmaker
+
+
+def make_engine(url: str, pool_size: int = 5) -> Engine:
+    """Create the SQLAlchemy engine (``postgresql+psycopg://…``), pre-pinging pooled connections."""
+    return create_engine(url, pool_size=pool_size, max_overflow=5, pool_pre_ping=True)
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    """Sessions that do not expire objects on commit (outcomes are read after commit)."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """A session that commits on success and rolls back on error (the task boundary's unit)."""
+    with factory() as session, session.begin():
+        yield session

@@ -1,0 +1,94 @@
+"""SQLAlchemy models of the app tables. The checkpointer's tables belong to LangGraph."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, func
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+JsonB = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the app tables."""
+
+
+class Tenant(Base):
+    """A customer: its own index, its own webhook secret."""
+
+    __tablename__ = "tenants"
+
+    tenant_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    webhook_secret: Mapped[str] = mapped_column(Text, doc="Standard Webhooks secret (whsec_…).")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class JobRecord(Base):
+    """A job as received, and where it is (queued → running → answered|abstained|failed)."""
+
+    __tablename__ = "jobs"
+
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.tenant_id"), primary_key=True)
+    job_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    thread_id: Mapped[str] = mapped_column(String(128))
+    question: Mapped[str] = mapped_column(Text)
+    webhook_url: Mapped[str | None] = mapped_column(Text)
+    options: Mapped[dict[str, Any]] = mapped_column(JsonB, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_jobs_thread", "tenant_id", "thread_id"),)
+
+
+class OutcomeRecord(Base):
+    """The one outcome of a job, stored before delivery (the outbox row)."""
+
+    __tablename__ = "outcomes"
+
+    tenant_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    job_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    webhook_id: Mapped[str] = mapped_column(String(64), unique=True)
+    status: Mapped[str] = mapped_column(String(16))
+    body: Mapped[dict[str, Any]] = mapped_column(JsonB)
+    delivery_status: Mapped[str] = mapped_column(
+        String(16), default="pending", doc="pending | delivered | dead | none (no webhook)"
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class WebhookAttempt(Base):
+    """One attempt to deliver an outcome to its webhook."""
+
+    __tablename__ = "webhook_attempts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(63))
+    job_id: Mapped[str] = mapped_column(String(200))
+    webhook_id: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str] = mapped_column(Text)
+    attempt: Mapped[int] = mapped_column(Integer)
+    http_status: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    __table_args__ = (Index("ix_webhook_attempts_job", "tenant_id", "job_id"),)
+
+
+class DeadLetter(Base):
+    """A job or a delivery we gave up on, with the reason; nothing is dropped silently."""
+
+    __tablename__ = "dead_letters"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(16), doc="job | webhook")
+    tenant_id: Mapped[str | None] = mapped_column(String(63))
+    job_id: Mapped[str | None] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text)
+    payload: Mapped[Any] = mapped_column(JsonB)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

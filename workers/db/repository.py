@@ -1,0 +1,125 @@
+"""Queries on the app tables. Callers own the transaction (only the task boundary commits)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, Tenant, WebhookAttempt
+from workers.jobs import Job, OutcomeBody
+
+
+def now() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def get_tenant(session: Session, tenant_id: str) -> Tenant | None:
+    """Return the tenant or ``None`` when it is not registered."""
+    return session.get(Tenant, tenant_id)
+
+
+def add_tenant(session: Session, tenant_id: str, webhook_secret: str) -> Tenant:
+    """Register a tenant (no-op returning the existing row if it is already registered)."""
+    tenant = session.get(Tenant, tenant_id)
+    if tenant is None:
+        tenant = Tenant(tenant_id=tenant_id, webhook_secret=webhook_secret)
+        session.add(tenant)
+        session.flush()
+    return tenant
+
+
+def list_tenants(session: Session) -> Sequence[Tenant]:
+    """All tenants, by id."""
+    return session.scalars(select(Tenant).order_by(Tenant.tenant_id)).all()
+
+
+def get_job(session: Session, tenant_id: str, job_id: str) -> JobRecord | None:
+    """The job as received, if it was ever started."""
+    return session.get(JobRecord, (tenant_id, job_id))
+
+
+def get_outcome(session: Session, tenant_id: str, job_id: str) -> OutcomeRecord | None:
+    """The stored outcome of a job, if it finished before."""
+    return session.get(OutcomeRecord, (tenant_id, job_id))
+
+
+def start_job(session: Session, job: Job) -> JobRecord:
+    """Record that a job is running: insert it, or count one more attempt of it."""
+    values = {
+        "tenant_id": job.tenant_id, "job_id": job.job_id, "thread_id": job.thread_id,
+        "question": job.question, "webhook_url": str(job.webhook_url) if job.webhook_url else None,
+        "options": job.options.model_dump(), "status": "running", "attempts": 1,
+        "submitted_at": job.submitted_at, "started_at": now(),
+    }
+    stmt = insert(JobRecord).values(**values).on_conflict_do_update(
+        index_elements=["tenant_id", "job_id"],
+        set_={"status": "running", "attempts": JobRecord.attempts + 1, "started_at": now()},
+    )
+    session.execute(stmt)
+    record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
+    assert record is not None
+    return record
+
+
+def save_outcome(session: Session, body: OutcomeBody, webhook_id: str,
+                 has_webhook: bool) -> OutcomeRecord:
+    """Store a job's outcome (the outbox row) and mark the job finished."""
+    record = OutcomeRecord(
+        tenant_id=body.tenant_id, job_id=body.job_id, webhook_id=webhook_id, status=body.status,
+        body=body.model_dump(mode="json"), delivery_status="pending" if has_webhook else "none",
+    )
+    session.add(record)
+    session.execute(
+        update(JobRecord)
+        .where(JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id)
+        .values(status=body.status, finished_at=now())
+    )
+    session.flush()
+    return record
+
+
+def record_attempt(session: Session, outcome: OutcomeRecord, url: str, attempt: int,
+                   http_status: int | None, error: str | None) -> None:
+    """Log one webhook delivery attempt."""
+    session.add(WebhookAttempt(
+        tenant_id=outcome.tenant_id, job_id=outcome.job_id, webhook_id=outcome.webhook_id,
+        url=url, attempt=attempt, http_status=http_status, error=error,
+    ))
+
+
+def set_delivery_status(session: Session, outcome: OutcomeRecord, status: str) -> None:
+    """Mark an outcome's delivery as ``delivered`` or ``dead``."""
+    outcome.delivery_status = status
+
+
+def count_attempts(session: Session, tenant_id: str, job_id: str) -> int:
+    """Webhook attempts made so far for a job's outcome."""
+    return session.scalar(
+        select(func.count()).select_from(WebhookAttempt)
+        .where(WebhookAttempt.tenant_id == tenant_id, WebhookAttempt.job_id == job_id)
+    ) or 0
+
+
+def add_dead_letter(session: Session, kind: str, reason: str, payload: Any,
+                    tenant_id: str | None = None, job_id: str | None = None) -> DeadLetter:
+    """Record something we gave up on, with why."""
+    letter = DeadLetter(kind=kind, reason=reason, payload=payload, tenant_id=tenant_id,
+                        job_id=job_id)
+    session.add(letter)
+    session.flush()
+    return letter
+
+
+def list_dead_letters(session: Session, tenant_id: str | None = None,
+                      limit: int = 50) -> Sequence[DeadLetter]:
+    """Newest dead letters first, optionally for one tenant."""
+    stmt = select(DeadLetter).order_by(DeadLetter.id.desc()).limit(limit)
+    if tenant_id:
+        stmt = stmt.where(DeadLetter.tenant_id == tenant_id)
+    return session.scalars(stmt).all()

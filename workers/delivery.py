@@ -1,0 +1,81 @@
+"""Webhook delivery signed per the Standard Webhooks spec (https://www.standardwebhooks.com).
+
+Each outcome is POSTed as compact JSON with ``webhook-id`` (stable per outcome, so receivers
+de-duplicate retries), ``webhook-timestamp`` (Unix seconds) and ``webhook-signature``
+(``v1,<base64 HMAC-SHA256>`` over ``id.timestamp.body`` with the tenant's secret), computed by
+the ``standardwebhooks`` library. Retries, backoff and dead-lettering are the Celery task's
+job (:mod:`workers.tasks`); this module makes one attempt.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from standardwebhooks.webhooks import Webhook
+
+
+def new_secret() -> str:
+    """A fresh Standard Webhooks secret: ``whsec_`` + base64 of 32 random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def encode_body(body: dict[str, Any]) -> str:
+    """The exact bytes that are signed and sent (compact, key-sorted JSON)."""
+    return json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def signed_headers(secret: str, msg_id: str, payload: str,
+                   at: datetime | None = None) -> dict[str, str]:
+    """Standard Webhooks headers for ``payload``.
+
+    Args:
+        secret: The tenant's ``whsec_…`` secret.
+        msg_id: The outcome's stable ``webhook-id``.
+        payload: The body exactly as sent.
+        at: Signing time (default now, UTC).
+    """
+    at = at or datetime.now(UTC)
+    return {
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(at.timestamp())),
+        "webhook-signature": Webhook(secret).sign(msg_id, at, payload),
+        "content-type": "application/json",
+    }
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The result of one POST: ``ok`` on 2xx; otherwise the status or the error."""
+
+    ok: bool
+    http_status: int | None
+    error: str | None
+
+
+def post_outcome(client: httpx.Client, url: str, secret: str, msg_id: str,
+                 body: dict[str, Any], timeout_s: float) -> Attempt:
+    """POST one signed outcome; never raises for HTTP or network failures.
+
+    Args:
+        client: The process-wide HTTP client.
+        url: The job's webhook URL.
+        secret: The tenant's webhook secret.
+        msg_id: The outcome's stable ``webhook-id``.
+        body: The outcome body.
+        timeout_s: Whole-request timeout, seconds.
+    """
+    payload = encode_body(body)
+    try:
+        response = client.post(url, content=payload.encode(),
+                               headers=signed_headers(secret, msg_id, payload), timeout=timeout_s)
+    except httpx.HTTPError as exc:
+        return Attempt(False, None, f"{type(exc).__name__}: {exc}")
+    if 200 <= response.status_code < 300:
+        return Attempt(True, response.status_code, None)
+    return Attempt(False, response.status_code, f"HTTP {response.status_code}")

@@ -1,0 +1,109 @@
+"""The main job on real input: the PostgreSQL manual as the demo tenant's corpus.
+
+Ingests the manual (once), starts a worker, and sends the demo questions through the whole
+path: Redis queue → worker → Elasticsearch → graph with Postgres checkpointer → signed
+webhook. A local receiver verifies each webhook's signature and prints the outcome.
+
+There is no internet here, so unless ``CRAG_WEB_SEARCH_URL`` names a real provider, web
+search goes to a local stand-in that records the (redacted) queries it receives and returns
+no results; the demo prints what left the fleet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from workers.demo_services import EgressRecorder, WebhookReceiver
+from workers.settings import Settings
+
+QUESTIONS = [
+    ("answerable", "What does the VACUUM command do?"),
+    ("answerable", "What is the default value of max_connections?"),
+    ("not in the manual", "Who won the 2022 FIFA World Cup final?"),
+    ("personal data, needs the web",
+     "I am Maria Gonzalez, maria.gonzalez@example.com, phone +1 415-555-0132. "
+     "What is the latest PostgreSQL release announced this week?"),
+]
+
+
+def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> int:
+    """Run the demo; returns a process exit code (0: every question got an outcome)."""
+    from corpus import TenantRetriever, ingest_paths, make_es_client
+    from workers.app import app as celery_app
+    from workers.cli import ensure_tenant
+    from workers.intake import ask
+
+    es = make_es_client(settings.elasticsearch_url)
+    if reingest or TenantRetriever(es, tenant, index_prefix=settings.index_prefix).count() == 0:
+        if not corpus.is_dir():
+            print(f"demo corpus {corpus} not found (infra/up installs postgresql-doc-15)")
+            return 2
+        print(f"ingesting {corpus} into tenant {tenant!r} …", flush=True)
+        started = time.perf_counter()
+        report = ingest_paths(es, tenant, [corpus], index_prefix=settings.index_prefix)
+        print(f"  {report.summary()} in {time.perf_counter() - started:.1f}s", flush=True)
+    secret, _ = ensure_tenant(tenant)
+
+    with WebhookReceiver(secret) as receiver, EgressRecorder() as egress:
+        env = os.environ | {"CRAG_WEB_SEARCH_URL": settings.web_search_url or egress.url}
+        log_path = Path(os.environ.get("CRAG_INFRA_DIR", ".infra")) / "logs" / "demo-worker.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("w") as log:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "workers.cli", "worker", "--concurrency", "2"],
+                env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+            try:
+                jobs = {}
+                for label, question in QUESTIONS:
+                    job = ask(celery_app, settings.queue, tenant, f"demo-{uuid.uuid4().hex[:8]}",
+                              question, webhook_url=receiver.url)
+                    jobs[job.job_id] = (label, question)
+                print(f"enqueued {len(jobs)} questions on {settings.queue}; worker log: "
+                      f"{log_path}", flush=True)
+                missing = 0
+                for job_id, (label, question) in jobs.items():
+                    body = receiver.wait(job_id, timeout_s=900)
+                    if body is None:
+                        missing += 1
+                        print(f"\n[{label}] {question}\n  no outcome within 900s")
+                        continue
+                    _print_outcome(label, question, body)
+                if not settings.web_search_url:
+                    print("\nweb egress (local stand-in; no internet here) received:")
+                    for query in egress.queries or ["(nothing)"]:
+                        print(f"  {query!r}")
+                return 1 if missing else 0
+            finally:
+                worker.terminate()
+                worker.wait(timeout=60)
+
+
+def _print_outcome(label: str, question: str, body: dict[str, Any]) -> None:
+    print(f"\n[{label}] {question}")
+    print(f"  status: {body['status']}   route: {body.get('route')}   "
+          f"rewrites: {body['rewrites']}   generations: {body['generations']}   "
+          f"model calls: {body['model_calls']}   latency: {body['latency_ms']} ms")
+    print(f"  path: {' → '.join(body.get('path', []))}")
+    if body["status"] == "answered":
+        print(f"  answer: {body['answer']}")
+        for c in body["citations"]:
+            print(f"    [{c['n']}] {c['title']} — {c['locator']}")
+    else:
+        print(f"  abstained ({body.get('reason')}): {body.get('detail')}")
+    if body.get("web_query"):
+        print(f"  web query sent (redacted): {body['web_query']!r}")
+    print(f"  trace: {body.get('trace_id')}   webhook signature verified")
+    sys.stdout.flush()
+
+
+def dumps(body: dict[str, Any]) -> str:
+    """Pretty JSON for logs."""
+    return json.dumps(body, indent=2)

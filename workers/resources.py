@@ -1,0 +1,152 @@
+"""Process-wide clients and pools, built once per worker process (after fork).
+
+One SQLAlchemy engine, one psycopg pool for the checkpointer, one Redis client, one
+Elasticsearch client, one httpx client, the compiled graph, the chat models and the Presidio
+redactor. Nothing here runs at import time; :func:`get_resources` builds on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from elasticsearch import Elasticsearch
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+from redis import Redis
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from pipeline.deps import Deps, Limits, Models, Redactor, WebSearch
+from pipeline.graph import build_graph
+from workers.db.engine import make_engine, make_sessionmaker
+from workers.settings import Settings
+
+
+def psycopg_url(database_url: str) -> str:
+    """The libpq URL for a SQLAlchemy ``postgresql+psycopg://`` URL."""
+    return database_url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def make_checkpointer(database_url: str, max_size: int = 4) -> tuple[PostgresSaver, ConnectionPool]:
+    """A ``PostgresSaver`` over a psycopg connection pool (settings from LangGraph's docs:
+    autocommit, no prepared statements, dict rows)."""
+    pool = ConnectionPool(
+        psycopg_url(database_url), min_size=1, max_size=max_size, open=True,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    )
+    return PostgresSaver(pool), pool  # type: ignore[arg-type]
+
+
+@dataclass
+class Resources:
+    """Everything a worker process shares across jobs."""
+
+    settings: Settings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    redis: Redis
+    es: Elasticsearch
+    http: httpx.Client
+    pool: ConnectionPool
+    checkpointer: PostgresSaver
+    graph: Any
+    models: Models
+    redactor: Redactor
+
+    @classmethod
+    def create(cls, settings: Settings, *, models: Models | None = None) -> Resources:
+        """Open pools and clients and compile the graph.
+
+        Args:
+            settings: Process settings.
+            models: Chat models by role (default: from settings; tests inject scripted ones).
+        """
+        from corpus import make_es_client
+        from redaction import build_redactor
+        from workers.llm_factory import make_models
+
+        engine = make_engine(settings.database_url)
+        checkpointer, pool = make_checkpointer(settings.database_url)
+        return cls(
+            settings=settings,
+            engine=engine,
+            sessions=make_sessionmaker(engine),
+            redis=Redis.from_url(settings.redis_url),
+            es=make_es_client(settings.elasticsearch_url),
+            http=httpx.Client(timeout=settings.webhook_timeout_s),
+            pool=pool,
+            checkpointer=checkpointer,
+            graph=build_graph(checkpointer),
+            models=models or make_models(settings),
+            redactor=build_redactor(),
+        )
+
+    def deps_for(self, tenant_id: str, allow_web: bool) -> Deps:
+        """The graph's runtime context for one job of ``tenant_id``."""
+        from corpus import TenantRetriever
+
+        s = self.settings
+        return Deps(
+            tenant_id=tenant_id,
+            models=self.models,
+            retriever=TenantRetriever(self.es, tenant_id, index_prefix=s.index_prefix),
+            web_search=self.web_search(),
+            redactor=self.redactor,
+            limits=Limits(max_rewrites=s.max_rewrites, max_generations=s.max_generations,
+                          max_model_calls=s.max_model_calls, retrieve_k=s.retrieve_k,
+                          min_relevant=s.min_relevant, web_results=s.web_results),
+            allow_web=allow_web,
+        )
+
+    def web_search(self) -> WebSearch | None:
+        """The configured web-search provider, or ``None`` (web search off)."""
+        s = self.settings
+        if not s.web_search_url:
+            return None
+        from websearch import TavilySearch
+
+        return TavilySearch(s.web_search_url, s.web_search_api_key.get_secret_value(),
+                            timeout_s=s.web_search_timeout_s, client=self.http)
+
+    def close(self) -> None:
+        """Close every pool and client."""
+        self.pool.close()
+        self.engine.dispose()
+        self.redis.close()
+        self.es.close()
+        self.http.close()
+
+
+_lock = threading.Lock()
+_resources: Resources | None = None
+
+
+def get_resources(settings: Settings | None = None) -> Resources:
+    """This process's resources, built on first call (thread-safe)."""
+    global _resources
+    with _lock:
+        if _resources is None:
+            from workers.settings import get_settings
+
+            _resources = Resources.create(settings or get_settings())
+        return _resources
+
+
+def set_resources(resources: Resources | None) -> None:
+    """Install (or clear) this process's resources; tests use it to inject scripted models."""
+    global _resources
+    with _lock:
+        _resources = resources
+
+
+def close_resources() -> None:
+    """Close and forget this process's resources, if it built any."""
+    global _resources
+    with _lock:
+        if _resources is not None:
+            _resources.close()
+        _resources = None

@@ -1,0 +1,115 @@
+"""Running one job: the testable core under the Celery task.
+
+:func:`answer_job` validates the tenant, short-circuits a job that finished before, takes
+the thread lock, runs the graph with the Postgres checkpointer, checks the lock is still
+held and stores the outcome (the outbox row). Delivery happens after, outside the lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace
+
+from pipeline.graph import RECURSION_LIMIT
+from workers.db import repository as repo
+from workers.db.engine import transaction
+from workers.db.models import OutcomeRecord
+from workers.errors import PermanentJobError
+from workers.jobs import Job, OutcomeBody, webhook_id
+from workers.lock import thread_lock
+from workers.resources import Resources
+
+log = logging.getLogger(__name__)
+tracer = trace.get_tracer("crag.workers")
+
+
+@dataclass(frozen=True)
+class Result:
+    """A job's stored outcome, and whether this call produced it (False: it existed)."""
+
+    outcome: OutcomeRecord
+    fresh: bool
+
+
+def answer_job(job: Job, res: Resources) -> Result:
+    """Answer ``job`` once; a job_id seen before returns its stored outcome.
+
+    Raises:
+        PermanentJobError: The tenant is not registered.
+        LockTimeout: The thread stayed busy past ``lock_wait_s`` (retry later).
+        LockLost: The lock was lost during the run; nothing was stored (retry later).
+    """
+    s = res.settings
+    with transaction(res.sessions) as session:
+        if repo.get_tenant(session, job.tenant_id) is None:
+            raise PermanentJobError(f"unknown tenant {job.tenant_id!r}", job_id=job.job_id,
+                                    tenant_id=job.tenant_id)
+        done = repo.get_outcome(session, job.tenant_id, job.job_id)
+    if done is not None:
+        return Result(done, fresh=False)
+    with thread_lock(res.redis, job.tenant_id, job.thread_id, ttl_s=s.lock_ttl_s,
+                     wait_s=s.lock_wait_s) as held:
+        with transaction(res.sessions) as session:
+            # Checked again under the lock: a duplicate may have finished while we waited.
+            done = repo.get_outcome(session, job.tenant_id, job.job_id)
+            if done is not None:
+                return Result(done, fresh=False)
+            repo.start_job(session, job)
+        body = run_graph(job, res)
+        held.check()  # a worker that lost its lock must not publish
+        with transaction(res.sessions) as session:
+            record = repo.save_outcome(session, body, webhook_id(job.tenant_id, job.job_id),
+                                       has_webhook=job.webhook_url is not None)
+    return Result(record, fresh=True)
+
+
+def run_graph(job: Job, res: Resources) -> OutcomeBody:
+    """Invoke the graph for one turn on the job's thread and shape its outcome."""
+    deps = res.deps_for(job.tenant_id, job.options.allow_web)
+    config: Any = {
+        "configurable": {"thread_id": job.graph_thread_id},
+        "recursion_limit": RECURSION_LIMIT,
+        "metadata": {"job_id": job.job_id, "tenant_id": job.tenant_id},
+    }
+    started = time.perf_counter()
+    with tracer.start_as_current_span("crag.job") as span:
+        span.set_attribute("crag.job_id", job.job_id)
+        span.set_attribute("crag.tenant_id", job.tenant_id)
+        span.set_attribute("crag.thread_id", job.thread_id)
+        state = res.graph.invoke({"question": job.question}, config, context=deps)
+        outcome = state["outcome"]
+        span.set_attribute("crag.outcome", outcome["status"])
+        trace_id = format(span.get_span_context().trace_id, "032x")
+    return outcome_body(job, state, int((time.perf_counter() - started) * 1000), trace_id)
+
+
+def outcome_body(job: Job, state: dict[str, Any], latency_ms: int,
+                 trace_id: str | None) -> OutcomeBody:
+    """The outcome contract from a finished turn's state."""
+    outcome = state["outcome"]
+    return OutcomeBody(
+        job_id=job.job_id, tenant_id=job.tenant_id, thread_id=job.thread_id,
+        status=outcome["status"], answer=outcome["answer"], citations=outcome["citations"],
+        reason=outcome["reason"], detail=outcome["detail"], route=state.get("route"),
+        path=state.get("trace", []), queries_tried=state.get("queries_tried", []),
+        web_query=state.get("web_query"), rewrites=state.get("rewrites", 0),
+        generations=state.get("generations", 0), web_used=state.get("web_used", False),
+        model_calls=state.get("model_calls", 0), latency_ms=latency_ms, trace_id=trace_id,
+    )
+
+
+def record_failure(job: Job, res: Resources, reason: str) -> OutcomeRecord | None:
+    """Store a ``failed`` outcome for a job the fleet could not answer (a bug or retries
+    exhausted), so the caller still gets a response; ``None`` if it already has one."""
+    body = OutcomeBody(job_id=job.job_id, tenant_id=job.tenant_id, thread_id=job.thread_id,
+                       status="failed", reason="internal_error", detail=reason)
+    with transaction(res.sessions) as session:
+        if repo.get_outcome(session, job.tenant_id, job.job_id) is not None:
+            return None
+        repo.start_job(session, job)
+        return repo.save_outcome(session, body, webhook_id(job.tenant_id, job.job_id),
+                                 has_webhook=job.webhook_url is not None)

@@ -1,0 +1,136 @@
+"""Celery tasks: thin wrappers over :mod:`workers.runner` and :mod:`workers.delivery`.
+
+Errors decide what happens to a job (see :mod:`workers.errors`): transient ones retry with
+exponential backoff and full jitter (Celery's own interval function); permanent ones and
+exhausted retries end as dead letters with their reason; a bug stores a ``failed`` outcome
+for the caller, dead-letters the job and re-raises so it shows in logs and traces.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import psycopg
+import redis.exceptions
+import sqlalchemy.exc
+from celery import Task, shared_task
+from celery.utils.time import get_exponential_backoff_interval
+
+from workers import delivery
+from workers.db import repository as repo
+from workers.db.engine import transaction
+from workers.errors import PermanentJobError, TransientJobError
+from workers.jobs import Job, parse_job
+from workers.resources import Resources, get_resources
+from workers.runner import answer_job, record_failure
+
+log = logging.getLogger(__name__)
+
+# Infrastructure blinks that a retry can outlive.
+TRANSIENT = (TransientJobError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+             sqlalchemy.exc.OperationalError, psycopg.OperationalError)
+
+
+def backoff(res: Resources, retries: int) -> int:
+    """Seconds before retry ``retries + 1``: exponential with full jitter, capped."""
+    s = res.settings
+    return get_exponential_backoff_interval(
+        factor=max(1, int(s.retry_backoff_s)), retries=retries,
+        maximum=int(s.retry_backoff_max_s), full_jitter=True,
+    )
+
+
+@shared_task(name="crag.answer_question", bind=True, acks_late=True, max_retries=None)
+def answer_question(self: Task, body: Any) -> dict[str, Any]:
+    """Answer one job (the message body is the job JSON); deliver its outcome."""
+    res = get_resources()
+    job: Job | None = None
+    try:
+        job = parse_job(body)
+        result = answer_job(job, res)
+    except PermanentJobError as exc:
+        return dead_letter(res, "job", str(exc), body, exc.tenant_id, exc.job_id)
+    except TRANSIENT as exc:
+        assert job is not None  # parse_job raises only PermanentJobError
+        if self.request.retries >= res.settings.job_max_retries:
+            reason = f"gave up after {self.request.retries} retries: {exc}"
+            record_failure(job, res, reason)
+            dead_letter(res, "job", reason, body, job.tenant_id, job.job_id)
+            _deliver_if_due(job.tenant_id, job.job_id, res)
+            return {"status": "dead_letter", "reason": reason}
+        log.warning("job %s: transient error, retrying: %s", job.job_id, exc)
+        raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+    except Exception as exc:
+        if job is not None:  # a bug: the caller still gets a response, and we get the trace
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            record_failure(job, res, reason)
+            dead_letter(res, "job", reason, body, job.tenant_id, job.job_id)
+            _deliver_if_due(job.tenant_id, job.job_id, res)
+        raise
+    outcome = result.outcome
+    res.redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
+    _deliver_if_due(outcome.tenant_id, outcome.job_id, res, redeliver=not result.fresh)
+    return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
+
+
+def outcome_channel(tenant_id: str, job_id: str) -> str:
+    """Redis pub/sub channel announcing a job's stored outcome (``crag ask --wait``)."""
+    return f"crag:outcome:{tenant_id}:{job_id}"
+
+
+def _deliver_if_due(tenant_id: str, job_id: str, res: Resources, redeliver: bool = False) -> None:
+    with transaction(res.sessions) as session:
+        outcome = repo.get_outcome(session, tenant_id, job_id)
+        if outcome is None or outcome.delivery_status == "none":
+            return
+        if redeliver:  # a duplicate job re-publishes the stored outcome, same webhook-id
+            outcome.delivery_status = "pending"
+    deliver_outcome.delay(tenant_id, job_id)
+
+
+def dead_letter(res: Resources, kind: str, reason: str, payload: Any,
+                tenant_id: str | None, job_id: str | None) -> dict[str, Any]:
+    """Record a dead letter and log it; returns the task's result summary."""
+    log.error("dead letter (%s) tenant=%s job=%s: %s", kind, tenant_id, job_id, reason)
+    with transaction(res.sessions) as session:
+        repo.add_dead_letter(session, kind, reason, _jsonable(payload), tenant_id, job_id)
+    return {"status": "dead_letter", "reason": reason}
+
+
+def _jsonable(payload: Any) -> Any:
+    if isinstance(payload, dict | list | str | int | float | bool) or payload is None:
+        return payload
+    return repr(payload)
+
+
+@shared_task(name="crag.deliver_outcome", bind=True, acks_late=True, max_retries=None)
+def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
+    """POST a stored outcome to its webhook; retry with backoff, then dead-letter."""
+    res = get_resources()
+    with transaction(res.sessions) as session:
+        outcome = repo.get_outcome(session, tenant_id, job_id)
+        tenant = repo.get_tenant(session, tenant_id)
+        job = repo.get_job(session, tenant_id, job_id)
+        if outcome is None or tenant is None or job is None or not job.webhook_url:
+            return {"status": "nothing_to_deliver"}
+        attempt = repo.count_attempts(session, tenant_id, job_id) + 1
+        url, secret, msg_id, body = job.webhook_url, tenant.webhook_secret, outcome.webhook_id, outcome.body
+    result = delivery.post_outcome(res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s)
+    exhausted = not result.ok and self.request.retries + 1 >= res.settings.webhook_max_attempts
+    with transaction(res.sessions) as session:
+        outcome = repo.get_outcome(session, tenant_id, job_id)
+        assert outcome is not None
+        repo.record_attempt(session, outcome, url, attempt, result.http_status, result.error)
+        if result.ok:
+            repo.set_delivery_status(session, outcome, "delivered")
+        elif exhausted:
+            repo.set_delivery_status(session, outcome, "dead")
+            repo.add_dead_letter(session, "webhook", f"webhook {url} failed {attempt} times, "
+                                 f"last: {result.error}", body, tenant_id, job_id)
+    if result.ok:
+        return {"status": "delivered", "attempt": attempt}
+    if exhausted:
+        log.error("webhook for job %s dead-lettered: %s", job_id, result.error)
+        return {"status": "dead_letter", "reason": result.error}
+    raise self.retry(countdown=backoff(res, self.request.retries))

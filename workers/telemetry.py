@@ -1,0 +1,37 @@
+"""Tracer provider set-up: OTLP/HTTP when an endpoint is configured, console otherwise.
+
+Called once per worker process after fork (``worker_process_init``): exporters hold
+threads and sockets that must not be shared across a fork.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+
+
+def setup_tracing(service_name: str, otlp_endpoint: str | None,
+                  console: TextIO | None = None) -> TracerProvider:
+    """Install and return the global tracer provider.
+
+    Args:
+        service_name: ``service.name`` resource attribute.
+        otlp_endpoint: OTLP/HTTP traces endpoint (``http://collector:4318/v1/traces``);
+            ``None`` writes spans to ``console`` (default stderr).
+    """
+    exporter: SpanExporter
+    if otlp_endpoint:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        exporter = OTLPSpanExporter(endpoint=otlp_endpoint)
+    else:
+        exporter = ConsoleSpanExporter(out=console or sys.stderr)
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    return provider
