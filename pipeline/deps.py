@@ -103,8 +103,9 @@ class Limits:
 
 @dataclass(frozen=True)
 class Models:
-    """Chat models by role, so a deployment can put a cheap model on grading and a
-    different one on verification.
+    """Chat models by role.
+
+    A deployment can put a cheap model on grading and a different one on verification.
 
     Attributes:
         router: Picks the route (structured output).

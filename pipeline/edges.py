@@ -115,8 +115,10 @@ def after_generate(state: CragState) -> Literal["verify", "finalize", "abstain"]
 def after_verify(
     state: CragState,
 ) -> Literal["finalize", "generate", "rewrite_query", "abstain"]:
-    """Ship a grounded answer that resolves the question; otherwise regenerate, rewrite or
-    abstain, each within its own counter (Self-RAG's critique loop, Asai et al. 2023)."""
+    """Ship a grounded answer that resolves the question; else regenerate, rewrite or abstain.
+
+    Each loop has its own counter (Self-RAG's critique loop, Asai et al. 2023).
+    """
     if state.get("model_error"):
         return "abstain"
     budget = state["budget"]

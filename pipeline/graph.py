@@ -1,5 +1,6 @@
-"""Wiring of the corrective RAG graph (nodes from :mod:`pipeline.nodes`, routing from
-:mod:`pipeline.edges`). Nothing here decides anything.
+"""Wiring of the corrective RAG graph; nothing here decides anything.
+
+Nodes come from :mod:`pipeline.nodes`, routing from :mod:`pipeline.edges`.
 
 Flow (CRAG, Yan et al. 2024, "Corrective Retrieval Augmented Generation", with Self-RAG's
 verify-and-retry loop, Asai et al. 2023)::

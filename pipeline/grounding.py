@@ -17,8 +17,9 @@ _MARKER = re.compile(r"\[(\d+)\]")
 _NON_WORD = re.compile(r"[^\w]+")
 
 
-def citation_problems(generation: Generation, allowed_ids: Collection[str], *,
-                      direct: bool = False) -> list[str]:
+def citation_problems(
+    generation: Generation, allowed_ids: Collection[str], *, direct: bool = False
+) -> list[str]:
     """List what is wrong with a generation's citations (empty list: nothing).
 
     Args:
@@ -51,8 +52,9 @@ def citation_problems(generation: Generation, allowed_ids: Collection[str], *,
     return problems
 
 
-def cited_sources(claim: Claim, sources: list[str],
-                  by_id: Mapping[str, Document]) -> list[tuple[int, Document]]:
+def cited_sources(
+    claim: Claim, sources: list[str], by_id: Mapping[str, Document]
+) -> list[tuple[int, Document]]:
     """Return ``(number, document)`` for each chunk ``claim`` cites, numbered as in the answer."""
     return [(sources.index(sid) + 1, by_id[sid]) for sid in claim["source_ids"] if sid in by_id]
 

@@ -98,7 +98,9 @@ def ask_structured(
     try:
         return schema.model_validate_json(_FENCE.sub("", text).strip()), usage
     except ValidationError as exc:
-        raise BadReply(f"{schema.__name__}: {exc.error_count()} error(s) in {text[:200]!r}") from exc
+        raise BadReply(
+            f"{schema.__name__}: {exc.error_count()} error(s) in {text[:200]!r}"
+        ) from exc
 
 
 def _usage(model: BaseChatModel, reply: BaseMessage) -> Usage:

@@ -110,8 +110,9 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     deps = runtime.context
     update: Update = {"model_calls": state["model_calls"] + 1}
     try:
-        decision = _ask("router", deps.models.router, RouteDecision, prompts.router_messages(
-            state["question"]))
+        decision = _ask(
+            "router", deps.models.router, RouteDecision, prompts.router_messages(state["question"])
+        )
         route: Route = decision.route
         reason = decision.reason
     except BadReply as exc:
@@ -173,8 +174,12 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
 
 
 def _graded(task: GradeTask, relevant: bool, reason: str) -> GradedDocument:
-    return {"document": task["document"], "relevant": relevant, "reason": reason,
-            "round": task["round"]}
+    return {
+        "document": task["document"],
+        "relevant": relevant,
+        "reason": reason,
+        "round": task["round"],
+    }
 
 
 @traced_node("assess_grades")
@@ -273,8 +278,10 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
 
 @traced_node("verify")
 def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Check the answer: citations in code first (free), then one verifier call that judges
-    each claim against only the chunks it cites, and whether the answer resolves the question.
+    """Check the answer: citations in code first (free), then one verifier call.
+
+    The verifier judges each claim against only the chunks it cites, and whether the
+    answer resolves the question.
     """
     deps = runtime.context
     generation = state["generation"]
@@ -287,25 +294,35 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     if direct:
         return {"grounded": True, "resolves": True, "feedback": ""}
     by_id = {d["id"]: d for d in _relevant(state)}
-    claims = [(c["text"], cited_sources(c, generation["sources"], by_id))
-              for c in generation["claims"]]
+    claims = [
+        (c["text"], cited_sources(c, generation["sources"], by_id)) for c in generation["claims"]
+    ]
     messages = prompts.verifier_messages(state["question"], generation["answer"], claims)
     update: Update = {"model_calls": state["model_calls"] + 1}
     try:
         verdict = _ask("verifier", deps.models.verifier, Verification, messages)
     except BadReply as exc:
-        return update | {"grounded": False, "resolves": False,
-                         "feedback": f"the verifier could not check the answer ({exc})"}
+        return update | {
+            "grounded": False,
+            "resolves": False,
+            "feedback": f"the verifier could not check the answer ({exc})",
+        }
     except ModelUnavailable as exc:
         return update | {"model_error": str(exc)}
     supported = {v.claim for v in verdict.claims if v.supported}
     failing = [i for i in range(1, len(claims) + 1) if i not in supported]
-    feedback = ("unsupported claims: " + "; ".join(claims[i - 1][0] for i in failing)
-                if failing else "")
+    feedback = (
+        "unsupported claims: " + "; ".join(claims[i - 1][0] for i in failing) if failing else ""
+    )
     if not verdict.resolves_question:
-        feedback = (feedback + "; " if feedback else "") + "the answer does not resolve the question"
-    return update | {"grounded": not failing, "resolves": verdict.resolves_question,
-                     "feedback": feedback}
+        feedback = (
+            feedback + "; " if feedback else ""
+        ) + "the answer does not resolve the question"
+    return update | {
+        "grounded": not failing,
+        "resolves": verdict.resolves_question,
+        "feedback": feedback,
+    }
 
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -317,16 +334,32 @@ def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
     generation = state["generation"]
     assert generation is not None
     by_id = {d["id"]: d for d in _relevant(state)}
-    used = sorted({int(n) for n in _MARKER.findall(generation["answer"])}
-                  | {generation["sources"].index(i) + 1 for c in generation["claims"]
-                     for i in c["source_ids"] if i in generation["sources"]})
+    used = sorted(
+        {int(n) for n in _MARKER.findall(generation["answer"])}
+        | {
+            generation["sources"].index(i) + 1
+            for c in generation["claims"]
+            for i in c["source_ids"]
+            if i in generation["sources"]
+        }
+    )
     citations = [
-        {"n": n, "id": (doc := by_id[generation["sources"][n - 1]])["id"],
-         "locator": doc["locator"], "title": doc["title"], "source_type": doc["source_type"]}
+        {
+            "n": n,
+            "id": (doc := by_id[generation["sources"][n - 1]])["id"],
+            "locator": doc["locator"],
+            "title": doc["title"],
+            "source_type": doc["source_type"],
+        }
         for n in used
     ]
-    outcome = {"status": "answered", "answer": generation["answer"], "citations": citations,
-               "reason": None, "detail": f"grounded answer via {state['route']}"}
+    outcome = {
+        "status": "answered",
+        "answer": generation["answer"],
+        "citations": citations,
+        "reason": None,
+        "detail": f"grounded answer via {state['route']}",
+    }
     return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
 
 
@@ -344,11 +377,20 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
     }[reason]
     extra = state.get("retrieval_error") or state.get("model_error") or state.get("feedback")
     detail = f"{detail}; queries tried: {tried}" + (f"; {extra}" if extra else "")
-    outcome = {"status": "abstained", "answer": "", "citations": [], "reason": reason,
-               "detail": detail}
+    outcome = {
+        "status": "abstained",
+        "answer": "",
+        "citations": [],
+        "reason": reason,
+        "detail": detail,
+    }
     return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
 
 
 def _turn(question: str, outcome: dict[str, Any]) -> dict[str, Any]:
-    return {"question": question, "status": outcome["status"], "answer": outcome["answer"],
-            "citations": outcome["citations"]}
+    return {
+        "question": question,
+        "status": outcome["status"],
+        "answer": outcome["answer"],
+        "citations": outcome["citations"],
+    }

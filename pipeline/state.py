@@ -44,6 +44,14 @@ def append_or_reset(left: list[Any] | None, right: list[Any] | None) -> list[Any
     return [*(left or []), *right]
 
 
+def latest(left: Any, right: Any) -> Any:
+    """Reducer: the last write wins; several writes in one super-step are allowed.
+
+    Parallel graders may each report a model outage in the same super-step.
+    """
+    return right
+
+
 class GradedDocument(TypedDict):
     """A grader's verdict on one chunk.
 
@@ -119,8 +127,11 @@ class Turn(TypedDict):
 
 
 class Budget(TypedDict):
-    """The limits of one turn, copied into state so routing stays a pure function of state
-    and a resumed run keeps the limits it started with."""
+    """The limits of one turn, copied into state.
+
+    Routing stays a pure function of state, and a resumed run keeps the limits it started
+    with.
+    """
 
     max_rewrites: int
     max_generations: int
@@ -180,7 +191,7 @@ class CragState(TypedDict, total=False):
     """Generation attempts spent this turn."""
     model_calls: int
     """Chat-model calls spent this turn (graders included)."""
-    model_error: str | None
+    model_error: Annotated[str | None, latest]
     """Set when a model could not be reached; the turn abstains."""
     outcome: Outcome | None
     """The turn's result, set by ``finalize`` or ``abstain``."""

@@ -17,8 +17,6 @@ from workers.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
-QUESTIONS = "crag.questions"
-DELIVERIES = "crag.deliveries"
 ANSWER_TASK = "crag.answer_question"
 DELIVER_TASK = "crag.deliver_outcome"
 
@@ -37,8 +35,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
         "task_default_queue": settings.queue,
-        "task_routes": {ANSWER_TASK: {"queue": settings.queue},
-                        DELIVER_TASK: {"queue": DELIVERIES}},
+        "task_routes": {
+            ANSWER_TASK: {"queue": settings.queue},
+            DELIVER_TASK: {"queue": settings.delivery_queue},
+        },
         "worker_hijack_root_logger": False,
     }
 

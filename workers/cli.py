@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -33,9 +33,9 @@ def _fail(message: str) -> typer.Exit:
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Apply Alembic migrations and create the LangGraph checkpointer tables."""
-    from alembic import command
     from alembic.config import Config
 
+    from alembic import command
     from workers.resources import make_checkpointer
 
     root = Path(__file__).resolve().parent.parent
@@ -46,6 +46,16 @@ def db_upgrade() -> None:
     finally:
         pool.close()
     typer.echo("database is at head; checkpointer tables ready")
+
+
+def describe_report(report: object) -> str:
+    """One line on an ingest: files, chunks, skipped, errors (each error on its own line)."""
+    r: Any = report
+    line = (
+        f"{r.files} files, {r.chunks} chunks into {r.index} in {r.elapsed_s:.1f}s; "
+        f"{len(r.skipped)} unsupported skipped; {len(r.errors)} errors"
+    )
+    return "\n".join([line, *(f"  {path}: {why}" for path, why in r.errors.items())])
 
 
 def ensure_tenant(tenant_id: str, secret: str | None = None) -> tuple[str, bool]:
@@ -62,8 +72,12 @@ def ensure_tenant(tenant_id: str, secret: str | None = None) -> tuple[str, bool]
 
 
 @tenants_app.command("add")
-def tenants_add(tenant: str, secret: Annotated[str | None, typer.Option(
-        help="Webhook secret (whsec_…); generated when omitted.")] = None) -> None:
+def tenants_add(
+    tenant: str,
+    secret: Annotated[
+        str | None, typer.Option(help="Webhook secret (whsec_…); generated when omitted.")
+    ] = None,
+) -> None:
     """Register a tenant and print its webhook secret."""
     from corpus import validate_tenant_id
 
@@ -72,8 +86,9 @@ def tenants_add(tenant: str, secret: Annotated[str | None, typer.Option(
     except ValueError as exc:
         raise _fail(str(exc)) from exc
     value, created = ensure_tenant(tenant, secret)
-    typer.echo(f"{tenant}: {'registered' if created else 'already registered'}; "
-               f"webhook secret {value}")
+    typer.echo(
+        f"{tenant}: {'registered' if created else 'already registered'}; webhook secret {value}"
+    )
 
 
 @tenants_app.command("list")
@@ -97,12 +112,17 @@ def ingest(
     s = get_settings()
     try:
         embeddings = make_embeddings(s.embeddings, s.embeddings_base_url, s.embeddings_model)
-        report = ingest_paths(make_es_client(s.elasticsearch_url), tenant, paths,
-                              index_prefix=s.index_prefix, embeddings=embeddings)
+        report = ingest_paths(
+            make_es_client(s.elasticsearch_url),
+            tenant,
+            paths,
+            index_prefix=s.index_prefix,
+            embeddings=embeddings,
+        )
     except (IngestError, ValueError) as exc:
         raise _fail(str(exc)) from exc
     _, created = ensure_tenant(tenant)
-    typer.echo(report.summary() + (f"; tenant {tenant} registered" if created else ""))
+    typer.echo(describe_report(report) + (f"; tenant {tenant} registered" if created else ""))
     if not report.ok:
         raise typer.Exit(1)
 
@@ -126,16 +146,26 @@ def ask(
 
     s = get_settings()
     try:
-        job = enqueue_question(celery_app, s.queue, tenant, thread, question,
-                               webhook_url=webhook, allow_web=not no_web, job_id=job_id)
+        job = enqueue_question(
+            celery_app,
+            s.queue,
+            tenant,
+            thread,
+            question,
+            webhook_url=webhook,
+            allow_web=not no_web,
+            job_id=job_id,
+        )
     except PermanentJobError as exc:
         raise _fail(str(exc)) from exc
     typer.echo(f"job {job.job_id} queued on {s.queue}", err=wait)
     if wait:
         outcome = wait_for_outcome(s, tenant, job.job_id, timeout)
         if outcome is None:
-            raise _fail(f"no outcome for job {job.job_id} within {timeout:.0f}s "
-                        "(is a worker running? `crag dead-letters` lists rejected jobs)")
+            raise _fail(
+                f"no outcome for job {job.job_id} within {timeout:.0f}s "
+                "(is a worker running? `crag dead-letters` lists rejected jobs)"
+            )
         typer.echo(json.dumps(outcome, indent=2))
 
 
@@ -145,12 +175,20 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
 ) -> None:
     """Run a Celery worker on the questions and deliveries queues."""
-    from workers.app import DELIVERIES
-
     s = get_settings()
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker",
-            f"--queues={s.queue},{DELIVERIES}", f"--concurrency={concurrency or s.worker_concurrency}",
-            f"--loglevel={loglevel}", "--without-gossip", "--without-mingle"]
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "workers.app",
+        "worker",
+        f"--queues={s.queue},{s.delivery_queue}",
+        f"--concurrency={concurrency or s.worker_concurrency}",
+        f"--loglevel={loglevel}",
+        "--without-gossip",
+        "--without-mingle",
+    ]
     os.execv(sys.executable, argv)
 
 
@@ -165,16 +203,26 @@ def dead_letters(
 
     with _sessions()() as session:
         for d in repo.list_dead_letters(session, tenant, limit):
-            row = {"id": d.id, "kind": d.kind, "tenant_id": d.tenant_id, "job_id": d.job_id,
-                   "reason": d.reason, "at": d.created_at.isoformat()}
-            typer.echo(json.dumps(row) if as_json else
-                       f"#{d.id} {d.created_at:%H:%M:%S} {d.kind} tenant={d.tenant_id} "
-                       f"job={d.job_id}: {d.reason}")
+            row = {
+                "id": d.id,
+                "kind": d.kind,
+                "tenant_id": d.tenant_id,
+                "job_id": d.job_id,
+                "reason": d.reason,
+                "at": d.created_at.isoformat(),
+            }
+            typer.echo(
+                json.dumps(row)
+                if as_json
+                else f"#{d.id} {d.created_at:%H:%M:%S} {d.kind} tenant={d.tenant_id} "
+                f"job={d.job_id}: {d.reason}"
+            )
 
 
 @app.command()
 def outcome(
-    job_id: str, tenant: Annotated[str, typer.Option(help="Tenant id.")],
+    job_id: str,
+    tenant: Annotated[str, typer.Option(help="Tenant id.")],
 ) -> None:
     """Print a job's stored outcome."""
     from workers.db import repository as repo
@@ -189,12 +237,16 @@ def outcome(
 @app.command()
 def demo(
     corpus: Annotated[Path, typer.Option(help="Demo corpus folder.")] = Path(
-        "/usr/share/doc/postgresql-doc-15/html"),
+        "/usr/share/doc/postgresql-doc-15/html"
+    ),
     tenant: Annotated[str, typer.Option(help="Demo tenant id.")] = "pgdocs",
     reingest: Annotated[bool, typer.Option(help="Re-ingest even if the index has chunks.")] = False,
 ) -> None:
-    """Run the main job: ingest the PostgreSQL manual, ask the demo questions through
-    Redis → worker → Elasticsearch → checkpointer → webhook, print each outcome."""
+    """Run the main job on the PostgreSQL manual and print each outcome.
+
+    Ingests the manual, asks the demo questions through Redis → worker → Elasticsearch →
+    checkpointer → webhook.
+    """
     from workers.demo import run_demo
 
     raise typer.Exit(run_demo(get_settings(), corpus, tenant, reingest))

@@ -30,8 +30,9 @@ def encode_body(body: dict[str, Any]) -> str:
     return json.dumps(body, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def signed_headers(secret: str, msg_id: str, payload: str,
-                   at: datetime | None = None) -> dict[str, str]:
+def signed_headers(
+    secret: str, msg_id: str, payload: str, at: datetime | None = None
+) -> dict[str, str]:
     """Standard Webhooks headers for ``payload``.
 
     Args:
@@ -58,8 +59,9 @@ class Attempt:
     error: str | None
 
 
-def post_outcome(client: httpx.Client, url: str, secret: str, msg_id: str,
-                 body: dict[str, Any], timeout_s: float) -> Attempt:
+def post_outcome(
+    client: httpx.Client, url: str, secret: str, msg_id: str, body: dict[str, Any], timeout_s: float
+) -> Attempt:
     """POST one signed outcome; never raises for HTTP or network failures.
 
     Args:
@@ -72,8 +74,12 @@ def post_outcome(client: httpx.Client, url: str, secret: str, msg_id: str,
     """
     payload = encode_body(body)
     try:
-        response = client.post(url, content=payload.encode(),
-                               headers=signed_headers(secret, msg_id, payload), timeout=timeout_s)
+        response = client.post(
+            url,
+            content=payload.encode(),
+            headers=signed_headers(secret, msg_id, payload),
+            timeout=timeout_s,
+        )
     except httpx.HTTPError as exc:
         return Attempt(False, None, f"{type(exc).__name__}: {exc}")
     if 200 <= response.status_code < 300:

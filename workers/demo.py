@@ -15,7 +15,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,11 @@ QUESTIONS = [
     ("answerable", "What does the VACUUM command do?"),
     ("answerable", "What is the default value of max_connections?"),
     ("not in the manual", "Who won the 2022 FIFA World Cup final?"),
-    ("personal data, needs the web",
-     "I am Maria Gonzalez, maria.gonzalez@example.com, phone +1 415-555-0132. "
-     "What is the latest PostgreSQL release announced this week?"),
+    (
+        "personal data, needs the web",
+        "I am Maria Gonzalez, maria.gonzalez@example.com, phone +1 415-555-0132. "
+        "What is the latest PostgreSQL release announced this week?",
+    ),
 ]
 
 
@@ -37,7 +38,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
     """Run the demo; returns a process exit code (0: every question got an outcome)."""
     from corpus import TenantRetriever, ingest_paths, make_es_client
     from workers.app import app as celery_app
-    from workers.cli import ensure_tenant
+    from workers.cli import describe_report, ensure_tenant
     from workers.intake import ask
 
     es = make_es_client(settings.elasticsearch_url)
@@ -46,9 +47,8 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
             print(f"demo corpus {corpus} not found (infra/up installs postgresql-doc-15)")
             return 2
         print(f"ingesting {corpus} into tenant {tenant!r} …", flush=True)
-        started = time.perf_counter()
         report = ingest_paths(es, tenant, [corpus], index_prefix=settings.index_prefix)
-        print(f"  {report.summary()} in {time.perf_counter() - started:.1f}s", flush=True)
+        print(f"  {describe_report(report)}", flush=True)
     secret, _ = ensure_tenant(tenant)
 
     with WebhookReceiver(secret) as receiver, EgressRecorder() as egress:
@@ -58,16 +58,26 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
         with log_path.open("w") as log:
             worker = subprocess.Popen(
                 [sys.executable, "-m", "workers.cli", "worker", "--concurrency", "2"],
-                env=env, stdout=log, stderr=subprocess.STDOUT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
             try:
                 jobs = {}
                 for label, question in QUESTIONS:
-                    job = ask(celery_app, settings.queue, tenant, f"demo-{uuid.uuid4().hex[:8]}",
-                              question, webhook_url=receiver.url)
+                    job = ask(
+                        celery_app,
+                        settings.queue,
+                        tenant,
+                        f"demo-{uuid.uuid4().hex[:8]}",
+                        question,
+                        webhook_url=receiver.url,
+                    )
                     jobs[job.job_id] = (label, question)
-                print(f"enqueued {len(jobs)} questions on {settings.queue}; worker log: "
-                      f"{log_path}", flush=True)
+                print(
+                    f"enqueued {len(jobs)} questions on {settings.queue}; worker log: {log_path}",
+                    flush=True,
+                )
                 missing = 0
                 for job_id, (label, question) in jobs.items():
                     body = receiver.wait(job_id, timeout_s=900)
@@ -88,9 +98,11 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
 
 def _print_outcome(label: str, question: str, body: dict[str, Any]) -> None:
     print(f"\n[{label}] {question}")
-    print(f"  status: {body['status']}   route: {body.get('route')}   "
-          f"rewrites: {body['rewrites']}   generations: {body['generations']}   "
-          f"model calls: {body['model_calls']}   latency: {body['latency_ms']} ms")
+    print(
+        f"  status: {body['status']}   route: {body.get('route')}   "
+        f"rewrites: {body['rewrites']}   generations: {body['generations']}   "
+        f"model calls: {body['model_calls']}   latency: {body['latency_ms']} ms"
+    )
     print(f"  path: {' → '.join(body.get('path', []))}")
     if body["status"] == "answered":
         print(f"  answer: {body['answer']}")

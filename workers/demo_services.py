@@ -1,5 +1,8 @@
-"""Small local HTTP services for the demo: a webhook receiver that verifies Standard Webhooks
-signatures, and a web-search stand-in that records the queries that would leave the fleet."""
+"""Small local HTTP services for the demo.
+
+A webhook receiver that verifies Standard Webhooks signatures, and a web-search stand-in
+that records the queries that would leave the fleet.
+"""
 
 from __future__ import annotations
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 class JobError(Exception):
     """Base class; carries the ids the error is about."""
 
-    def __init__(self, message: str, *, job_id: str | None = None,
-                 tenant_id: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, job_id: str | None = None, tenant_id: str | None = None
+    ) -> None:
         super().__init__(message)
         self.job_id = job_id
         self.tenant_id = tenant_id

@@ -23,20 +23,28 @@ def enqueue(app: Celery, job: Job, queue: str) -> str:
         queue: The questions queue (settings ``queue``, default ``crag.questions``).
     """
     message_id = str(uuid.uuid4())
-    app.send_task(ANSWER_TASK, args=[job.model_dump(mode="json")], queue=queue,
-                  task_id=message_id)
+    app.send_task(ANSWER_TASK, args=[job.model_dump(mode="json")], queue=queue, task_id=message_id)
     return message_id
 
 
-def ask(app: Celery, queue: str, tenant_id: str, thread_id: str, question: str, *,
-        webhook_url: str | None = None, allow_web: bool = True,
-        job_id: str | None = None) -> Job:
+def ask(
+    app: Celery,
+    queue: str,
+    tenant_id: str,
+    thread_id: str,
+    question: str,
+    *,
+    webhook_url: str | None = None,
+    allow_web: bool = True,
+    job_id: str | None = None,
+) -> Job:
     """Validate and enqueue a question; returns the job (its ``job_id`` is the idempotency key).
 
     Raises:
         PermanentJobError: A field is invalid; nothing was enqueued.
     """
-    job = new_job(tenant_id, thread_id, question, webhook_url=webhook_url, allow_web=allow_web,
-                  job_id=job_id)
+    job = new_job(
+        tenant_id, thread_id, question, webhook_url=webhook_url, allow_web=allow_web, job_id=job_id
+    )
     enqueue(app, job, queue)
     return job

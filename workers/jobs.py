@@ -47,17 +47,30 @@ class Job(BaseModel):
         return f"{self.tenant_id}:{self.thread_id}"
 
 
-def new_job(tenant_id: str, thread_id: str, question: str, *, webhook_url: str | None = None,
-            allow_web: bool = True, job_id: str | None = None) -> Job:
+def new_job(
+    tenant_id: str,
+    thread_id: str,
+    question: str,
+    *,
+    webhook_url: str | None = None,
+    allow_web: bool = True,
+    job_id: str | None = None,
+) -> Job:
     """Build and validate a job, generating a UUID job_id when none is given.
 
     Raises:
         PermanentJobError: A field is invalid (the message names it).
     """
-    return parse_job({
-        "job_id": job_id or str(uuid.uuid4()), "tenant_id": tenant_id, "thread_id": thread_id,
-        "question": question, "webhook_url": webhook_url, "options": {"allow_web": allow_web},
-    })
+    return parse_job(
+        {
+            "job_id": job_id or str(uuid.uuid4()),
+            "tenant_id": tenant_id,
+            "thread_id": thread_id,
+            "question": question,
+            "webhook_url": webhook_url,
+            "options": {"allow_web": allow_web},
+        }
+    )
 
 
 def parse_job(body: Any) -> Job:
@@ -75,9 +88,11 @@ def parse_job(body: Any) -> Job:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
         )
-        raise PermanentJobError(f"invalid job: {problems}",
-                                job_id=_str_or_none(body.get("job_id")),
-                                tenant_id=_str_or_none(body.get("tenant_id"))) from exc
+        raise PermanentJobError(
+            f"invalid job: {problems}",
+            job_id=_str_or_none(body.get("job_id")),
+            tenant_id=_str_or_none(body.get("tenant_id")),
+        ) from exc
 
 
 def _str_or_none(value: Any) -> str | None:

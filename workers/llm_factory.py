@@ -32,5 +32,7 @@ def make_chat_model(settings: Settings, model: str | None = None) -> BaseChatMod
 def make_models(settings: Settings) -> Models:
     """Models by role: one model for all roles, plus a separate verifier when configured."""
     llm = make_chat_model(settings)
-    verifier = make_chat_model(settings, settings.verifier_model) if settings.verifier_model else None
+    verifier = (
+        make_chat_model(settings, settings.verifier_model) if settings.verifier_model else None
+    )
     return Models.single(llm, verifier)

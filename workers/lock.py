@@ -55,8 +55,9 @@ class HeldLock:
 
 
 @contextmanager
-def thread_lock(redis: Redis, tenant_id: str, thread_id: str, *, ttl_s: float,
-                wait_s: float) -> Iterator[HeldLock]:
+def thread_lock(
+    redis: Redis, tenant_id: str, thread_id: str, *, ttl_s: float, wait_s: float
+) -> Iterator[HeldLock]:
     """Hold ``crag:lock:{tenant}:{thread}`` for the duration of the block.
 
     Args:

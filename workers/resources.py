@@ -32,10 +32,15 @@ def psycopg_url(database_url: str) -> str:
 
 
 def make_checkpointer(database_url: str, max_size: int = 4) -> tuple[PostgresSaver, ConnectionPool]:
-    """A ``PostgresSaver`` over a psycopg connection pool (settings from LangGraph's docs:
-    autocommit, no prepared statements, dict rows)."""
+    """A ``PostgresSaver`` over a psycopg connection pool.
+
+    Connection settings follow LangGraph's docs: autocommit, no prepared statements, dict rows.
+    """
     pool = ConnectionPool(
-        psycopg_url(database_url), min_size=1, max_size=max_size, open=True,
+        psycopg_url(database_url),
+        min_size=1,
+        max_size=max_size,
+        open=True,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
     return PostgresSaver(pool), pool  # type: ignore[arg-type]
@@ -94,23 +99,33 @@ class Resources:
             tenant_id=tenant_id,
             models=self.models,
             retriever=TenantRetriever(self.es, tenant_id, index_prefix=s.index_prefix),
-            web_search=self.web_search(),
+            web_search=self.web_search(tenant_id),
             redactor=self.redactor,
-            limits=Limits(max_rewrites=s.max_rewrites, max_generations=s.max_generations,
-                          max_model_calls=s.max_model_calls, retrieve_k=s.retrieve_k,
-                          min_relevant=s.min_relevant, web_results=s.web_results),
+            limits=Limits(
+                max_rewrites=s.max_rewrites,
+                max_generations=s.max_generations,
+                max_model_calls=s.max_model_calls,
+                retrieve_k=s.retrieve_k,
+                min_relevant=s.min_relevant,
+                web_results=s.web_results,
+            ),
             allow_web=allow_web,
         )
 
-    def web_search(self) -> WebSearch | None:
-        """The configured web-search provider, or ``None`` (web search off)."""
+    def web_search(self, tenant_id: str) -> WebSearch | None:
+        """The configured web-search provider for ``tenant_id``, or ``None`` (web search off)."""
         s = self.settings
         if not s.web_search_url:
             return None
         from websearch import TavilySearch
 
-        return TavilySearch(s.web_search_url, s.web_search_api_key.get_secret_value(),
-                            timeout_s=s.web_search_timeout_s, client=self.http)
+        return TavilySearch(
+            s.web_search_url,
+            s.web_search_api_key.get_secret_value(),
+            timeout_s=s.web_search_timeout_s,
+            client=self.http,
+            tenant_id=tenant_id,
+        )
 
     def close(self) -> None:
         """Close every pool and client."""

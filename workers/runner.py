@@ -46,13 +46,15 @@ def answer_job(job: Job, res: Resources) -> Result:
     s = res.settings
     with transaction(res.sessions) as session:
         if repo.get_tenant(session, job.tenant_id) is None:
-            raise PermanentJobError(f"unknown tenant {job.tenant_id!r}", job_id=job.job_id,
-                                    tenant_id=job.tenant_id)
+            raise PermanentJobError(
+                f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
+            )
         done = repo.get_outcome(session, job.tenant_id, job.job_id)
     if done is not None:
         return Result(done, fresh=False)
-    with thread_lock(res.redis, job.tenant_id, job.thread_id, ttl_s=s.lock_ttl_s,
-                     wait_s=s.lock_wait_s) as held:
+    with thread_lock(
+        res.redis, job.tenant_id, job.thread_id, ttl_s=s.lock_ttl_s, wait_s=s.lock_wait_s
+    ) as held:
         with transaction(res.sessions) as session:
             # Checked again under the lock: a duplicate may have finished while we waited.
             done = repo.get_outcome(session, job.tenant_id, job.job_id)
@@ -62,8 +64,12 @@ def answer_job(job: Job, res: Resources) -> Result:
         body = run_graph(job, res)
         held.check()  # a worker that lost its lock must not publish
         with transaction(res.sessions) as session:
-            record = repo.save_outcome(session, body, webhook_id(job.tenant_id, job.job_id),
-                                       has_webhook=job.webhook_url is not None)
+            record = repo.save_outcome(
+                session,
+                body,
+                webhook_id(job.tenant_id, job.job_id),
+                has_webhook=job.webhook_url is not None,
+            )
     return Result(record, fresh=True)
 
 
@@ -87,29 +93,54 @@ def run_graph(job: Job, res: Resources) -> OutcomeBody:
     return outcome_body(job, state, int((time.perf_counter() - started) * 1000), trace_id)
 
 
-def outcome_body(job: Job, state: dict[str, Any], latency_ms: int,
-                 trace_id: str | None) -> OutcomeBody:
+def outcome_body(
+    job: Job, state: dict[str, Any], latency_ms: int, trace_id: str | None
+) -> OutcomeBody:
     """The outcome contract from a finished turn's state."""
     outcome = state["outcome"]
     return OutcomeBody(
-        job_id=job.job_id, tenant_id=job.tenant_id, thread_id=job.thread_id,
-        status=outcome["status"], answer=outcome["answer"], citations=outcome["citations"],
-        reason=outcome["reason"], detail=outcome["detail"], route=state.get("route"),
-        path=state.get("trace", []), queries_tried=state.get("queries_tried", []),
-        web_query=state.get("web_query"), rewrites=state.get("rewrites", 0),
-        generations=state.get("generations", 0), web_used=state.get("web_used", False),
-        model_calls=state.get("model_calls", 0), latency_ms=latency_ms, trace_id=trace_id,
+        job_id=job.job_id,
+        tenant_id=job.tenant_id,
+        thread_id=job.thread_id,
+        status=outcome["status"],
+        answer=outcome["answer"],
+        citations=outcome["citations"],
+        reason=outcome["reason"],
+        detail=outcome["detail"],
+        route=state.get("route"),
+        path=state.get("trace", []),
+        queries_tried=state.get("queries_tried", []),
+        web_query=state.get("web_query"),
+        rewrites=state.get("rewrites", 0),
+        generations=state.get("generations", 0),
+        web_used=state.get("web_used", False),
+        model_calls=state.get("model_calls", 0),
+        latency_ms=latency_ms,
+        trace_id=trace_id,
     )
 
 
 def record_failure(job: Job, res: Resources, reason: str) -> OutcomeRecord | None:
-    """Store a ``failed`` outcome for a job the fleet could not answer (a bug or retries
-    exhausted), so the caller still gets a response; ``None`` if it already has one."""
-    body = OutcomeBody(job_id=job.job_id, tenant_id=job.tenant_id, thread_id=job.thread_id,
-                       status="failed", reason="internal_error", detail=reason)
+    """Store a ``failed`` outcome so the caller still gets a response.
+
+    Used for a job the fleet could not answer (a bug, or retries exhausted). Returns
+    ``None`` if the job already has an outcome.
+    """
+    body = OutcomeBody(
+        job_id=job.job_id,
+        tenant_id=job.tenant_id,
+        thread_id=job.thread_id,
+        status="failed",
+        reason="internal_error",
+        detail=reason,
+    )
     with transaction(res.sessions) as session:
         if repo.get_outcome(session, job.tenant_id, job.job_id) is not None:
             return None
         repo.start_job(session, job)
-        return repo.save_outcome(session, body, webhook_id(job.tenant_id, job.job_id),
-                                 has_webhook=job.webhook_url is not None)
+        return repo.save_outcome(
+            session,
+            body,
+            webhook_id(job.tenant_id, job.job_id),
+            has_webhook=job.webhook_url is not None,
+        )

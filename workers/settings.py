@@ -54,7 +54,8 @@ class Settings(BaseSettings):
     web_results: int = 3
 
     # Fleet
-    queue: str = "crag.questions"
+    queue: str = Field("crag.questions", description="Queue of question jobs.")
+    delivery_queue: str = Field("crag.deliveries", description="Queue of webhook deliveries.")
     lock_ttl_s: float = Field(60.0, description="Per-thread lock TTL; renewed while running.")
     lock_wait_s: float = Field(600.0, description="Longest wait for a busy thread's lock.")
     visibility_timeout_s: int = Field(

@@ -28,16 +28,23 @@ from workers.runner import answer_job, record_failure
 log = logging.getLogger(__name__)
 
 # Infrastructure blinks that a retry can outlive.
-TRANSIENT = (TransientJobError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
-             sqlalchemy.exc.OperationalError, psycopg.OperationalError)
+TRANSIENT = (
+    TransientJobError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    sqlalchemy.exc.OperationalError,
+    psycopg.OperationalError,
+)
 
 
 def backoff(res: Resources, retries: int) -> int:
     """Seconds before retry ``retries + 1``: exponential with full jitter, capped."""
     s = res.settings
     return get_exponential_backoff_interval(
-        factor=max(1, int(s.retry_backoff_s)), retries=retries,
-        maximum=int(s.retry_backoff_max_s), full_jitter=True,
+        factor=max(1, int(s.retry_backoff_s)),
+        retries=retries,
+        maximum=int(s.retry_backoff_max_s),
+        full_jitter=True,
     )
 
 
@@ -89,8 +96,9 @@ def _deliver_if_due(tenant_id: str, job_id: str, res: Resources, redeliver: bool
     deliver_outcome.delay(tenant_id, job_id)
 
 
-def dead_letter(res: Resources, kind: str, reason: str, payload: Any,
-                tenant_id: str | None, job_id: str | None) -> dict[str, Any]:
+def dead_letter(
+    res: Resources, kind: str, reason: str, payload: Any, tenant_id: str | None, job_id: str | None
+) -> dict[str, Any]:
     """Record a dead letter and log it; returns the task's result summary."""
     log.error("dead letter (%s) tenant=%s job=%s: %s", kind, tenant_id, job_id, reason)
     with transaction(res.sessions) as session:
@@ -115,8 +123,15 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
         if outcome is None or tenant is None or job is None or not job.webhook_url:
             return {"status": "nothing_to_deliver"}
         attempt = repo.count_attempts(session, tenant_id, job_id) + 1
-        url, secret, msg_id, body = job.webhook_url, tenant.webhook_secret, outcome.webhook_id, outcome.body
-    result = delivery.post_outcome(res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s)
+        url, secret, msg_id, body = (
+            job.webhook_url,
+            tenant.webhook_secret,
+            outcome.webhook_id,
+            outcome.body,
+        )
+    result = delivery.post_outcome(
+        res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s
+    )
     exhausted = not result.ok and self.request.retries + 1 >= res.settings.webhook_max_attempts
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
@@ -126,8 +141,14 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
             repo.set_delivery_status(session, outcome, "delivered")
         elif exhausted:
             repo.set_delivery_status(session, outcome, "dead")
-            repo.add_dead_letter(session, "webhook", f"webhook {url} failed {attempt} times, "
-                                 f"last: {result.error}", body, tenant_id, job_id)
+            repo.add_dead_letter(
+                session,
+                "webhook",
+                f"webhook {url} failed {attempt} times, last: {result.error}",
+                body,
+                tenant_id,
+                job_id,
+            )
     if result.ok:
         return {"status": "delivered", "attempt": attempt}
     if exhausted:

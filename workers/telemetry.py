@@ -15,14 +15,16 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
 
-def setup_tracing(service_name: str, otlp_endpoint: str | None,
-                  console: TextIO | None = None) -> TracerProvider:
+def setup_tracing(
+    service_name: str, otlp_endpoint: str | None, console: TextIO | None = None
+) -> TracerProvider:
     """Install and return the global tracer provider.
 
     Args:
         service_name: ``service.name`` resource attribute.
         otlp_endpoint: OTLP/HTTP traces endpoint (``http://collector:4318/v1/traces``);
-            ``None`` writes spans to ``console`` (default stderr).
+            ``None`` writes spans to ``console``.
+        console: Stream for the console exporter (default stderr).
     """
     exporter: SpanExporter
     if otlp_endpoint:

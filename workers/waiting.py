@@ -13,8 +13,9 @@ from workers.settings import Settings
 from workers.tasks import outcome_channel
 
 
-def wait_for_outcome(settings: Settings, tenant_id: str, job_id: str,
-                     timeout_s: float) -> dict[str, Any] | None:
+def wait_for_outcome(
+    settings: Settings, tenant_id: str, job_id: str, timeout_s: float
+) -> dict[str, Any] | None:
     """Block until the job's outcome is stored, up to ``timeout_s`` seconds.
 
     Subscribes first and reads the table second, so an outcome stored between enqueueing

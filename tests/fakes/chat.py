@@ -73,8 +73,11 @@ class ScriptedChatModel(BaseChatModel):
         content = reply if isinstance(reply, str) else json.dumps(reply)
         message = AIMessage(
             content=content,
-            usage_metadata={"input_tokens": len(user) // 4, "output_tokens": len(content) // 4,
-                            "total_tokens": (len(user) + len(content)) // 4},
+            usage_metadata={
+                "input_tokens": len(user) // 4,
+                "output_tokens": len(content) // 4,
+                "total_tokens": (len(user) + len(content)) // 4,
+            },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -85,7 +88,9 @@ def grade_by_keyword(*keywords: str) -> Callable[[str], dict[str, str]]:
     def grade(user: str) -> dict[str, str]:
         source = user.split("<source", 1)[-1].lower()
         hit = any(k.lower() in source for k in keywords)
-        return {"relevant": "yes" if hit else "no",
-                "reason": "mentions the topic" if hit else "about something else"}
+        return {
+            "relevant": "yes" if hit else "no",
+            "reason": "mentions the topic" if hit else "about something else",
+        }
 
     return grade

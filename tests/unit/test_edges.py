@@ -14,17 +14,34 @@ from pipeline.state import RESET, append_or_reset
 def state(**over: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "question": "q",
-        "budget": {"max_rewrites": 2, "max_generations": 2, "max_model_calls": 20,
-                   "min_relevant": 1, "web_enabled": True},
-        "graded": [], "rewrites": 0, "generations": 0, "model_calls": 0, "round": 0,
-        "round_source": "index", "web_used": False,
+        "budget": {
+            "max_rewrites": 2,
+            "max_generations": 2,
+            "max_model_calls": 20,
+            "min_relevant": 1,
+            "web_enabled": True,
+        },
+        "graded": [],
+        "rewrites": 0,
+        "generations": 0,
+        "model_calls": 0,
+        "round": 0,
+        "round_source": "index",
+        "web_used": False,
     }
     return base | over
 
 
 def doc(i: int) -> dict[str, Any]:
-    return {"id": f"d{i}", "text": "t", "source_type": "index", "locator": "x", "title": "x",
-            "updated_at": "2026-01-01T00:00:00Z", "tenant_id": "t"}
+    return {
+        "id": f"d{i}",
+        "text": "t",
+        "source_type": "index",
+        "locator": "x",
+        "title": "x",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "tenant_id": "t",
+    }
 
 
 def grade(relevant: bool) -> dict[str, Any]:
@@ -45,9 +62,15 @@ class TestAppendOrReset:
 
 
 class TestAfterRoute:
-    @pytest.mark.parametrize(("route", "node"), [("vectorstore", "retrieve"),
-                             ("web_search", "redact_query"), ("direct", "generate"),
-                             ("none", "abstain")])
+    @pytest.mark.parametrize(
+        ("route", "node"),
+        [
+            ("vectorstore", "retrieve"),
+            ("web_search", "redact_query"),
+            ("direct", "generate"),
+            ("none", "abstain"),
+        ],
+    )
     def test_routes(self, route: str, node: str) -> None:
         assert edges.after_route(state(route=route)) == node
 
@@ -118,12 +141,15 @@ class TestAfterVerify:
 
 
 class TestAbstainReason:
-    @pytest.mark.parametrize(("over", "reason"), [
-        ({"model_error": "x"}, "model_unavailable"),
-        ({"model_calls": 20}, "budget_exhausted"),
-        ({"generation": {"answer": "a"}, "grounded": False}, "ungrounded"),
-        ({"generation": {"answer": "a"}, "grounded": True, "resolves": False}, "off_target"),
-        ({}, "no_relevant_sources"),
-    ])
+    @pytest.mark.parametrize(
+        ("over", "reason"),
+        [
+            ({"model_error": "x"}, "model_unavailable"),
+            ({"model_calls": 20}, "budget_exhausted"),
+            ({"generation": {"answer": "a"}, "grounded": False}, "ungrounded"),
+            ({"generation": {"answer": "a"}, "grounded": True, "resolves": False}, "off_target"),
+            ({}, "no_relevant_sources"),
+        ],
+    )
     def test_reason(self, over: dict[str, Any], reason: str) -> None:
         assert edges.abstain_reason(state(**over)) == reason

@@ -52,14 +52,24 @@ def get_outcome(session: Session, tenant_id: str, job_id: str) -> OutcomeRecord 
 def start_job(session: Session, job: Job) -> JobRecord:
     """Record that a job is running: insert it, or count one more attempt of it."""
     values = {
-        "tenant_id": job.tenant_id, "job_id": job.job_id, "thread_id": job.thread_id,
-        "question": job.question, "webhook_url": str(job.webhook_url) if job.webhook_url else None,
-        "options": job.options.model_dump(), "status": "running", "attempts": 1,
-        "submitted_at": job.submitted_at, "started_at": now(),
+        "tenant_id": job.tenant_id,
+        "job_id": job.job_id,
+        "thread_id": job.thread_id,
+        "question": job.question,
+        "webhook_url": str(job.webhook_url) if job.webhook_url else None,
+        "options": job.options.model_dump(),
+        "status": "running",
+        "attempts": 1,
+        "submitted_at": job.submitted_at,
+        "started_at": now(),
     }
-    stmt = insert(JobRecord).values(**values).on_conflict_do_update(
-        index_elements=["tenant_id", "job_id"],
-        set_={"status": "running", "attempts": JobRecord.attempts + 1, "started_at": now()},
+    stmt = (
+        insert(JobRecord)
+        .values(**values)
+        .on_conflict_do_update(
+            index_elements=["tenant_id", "job_id"],
+            set_={"status": "running", "attempts": JobRecord.attempts + 1, "started_at": now()},
+        )
     )
     session.execute(stmt)
     record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
@@ -67,12 +77,17 @@ def start_job(session: Session, job: Job) -> JobRecord:
     return record
 
 
-def save_outcome(session: Session, body: OutcomeBody, webhook_id: str,
-                 has_webhook: bool) -> OutcomeRecord:
+def save_outcome(
+    session: Session, body: OutcomeBody, webhook_id: str, has_webhook: bool
+) -> OutcomeRecord:
     """Store a job's outcome (the outbox row) and mark the job finished."""
     record = OutcomeRecord(
-        tenant_id=body.tenant_id, job_id=body.job_id, webhook_id=webhook_id, status=body.status,
-        body=body.model_dump(mode="json"), delivery_status="pending" if has_webhook else "none",
+        tenant_id=body.tenant_id,
+        job_id=body.job_id,
+        webhook_id=webhook_id,
+        status=body.status,
+        body=body.model_dump(mode="json"),
+        delivery_status="pending" if has_webhook else "none",
     )
     session.add(record)
     session.execute(
@@ -84,13 +99,26 @@ def save_outcome(session: Session, body: OutcomeBody, webhook_id: str,
     return record
 
 
-def record_attempt(session: Session, outcome: OutcomeRecord, url: str, attempt: int,
-                   http_status: int | None, error: str | None) -> None:
+def record_attempt(
+    session: Session,
+    outcome: OutcomeRecord,
+    url: str,
+    attempt: int,
+    http_status: int | None,
+    error: str | None,
+) -> None:
     """Log one webhook delivery attempt."""
-    session.add(WebhookAttempt(
-        tenant_id=outcome.tenant_id, job_id=outcome.job_id, webhook_id=outcome.webhook_id,
-        url=url, attempt=attempt, http_status=http_status, error=error,
-    ))
+    session.add(
+        WebhookAttempt(
+            tenant_id=outcome.tenant_id,
+            job_id=outcome.job_id,
+            webhook_id=outcome.webhook_id,
+            url=url,
+            attempt=attempt,
+            http_status=http_status,
+            error=error,
+        )
+    )
 
 
 def set_delivery_status(session: Session, outcome: OutcomeRecord, status: str) -> None:
@@ -100,24 +128,36 @@ def set_delivery_status(session: Session, outcome: OutcomeRecord, status: str) -
 
 def count_attempts(session: Session, tenant_id: str, job_id: str) -> int:
     """Webhook attempts made so far for a job's outcome."""
-    return session.scalar(
-        select(func.count()).select_from(WebhookAttempt)
-        .where(WebhookAttempt.tenant_id == tenant_id, WebhookAttempt.job_id == job_id)
-    ) or 0
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(WebhookAttempt)
+            .where(WebhookAttempt.tenant_id == tenant_id, WebhookAttempt.job_id == job_id)
+        )
+        or 0
+    )
 
 
-def add_dead_letter(session: Session, kind: str, reason: str, payload: Any,
-                    tenant_id: str | None = None, job_id: str | None = None) -> DeadLetter:
+def add_dead_letter(
+    session: Session,
+    kind: str,
+    reason: str,
+    payload: Any,
+    tenant_id: str | None = None,
+    job_id: str | None = None,
+) -> DeadLetter:
     """Record something we gave up on, with why."""
-    letter = DeadLetter(kind=kind, reason=reason, payload=payload, tenant_id=tenant_id,
-                        job_id=job_id)
+    letter = DeadLetter(
+        kind=kind, reason=reason, payload=payload, tenant_id=tenant_id, job_id=job_id
+    )
     session.add(letter)
     session.flush()
     return letter
 
 
-def list_dead_letters(session: Session, tenant_id: str | None = None,
-                      limit: int = 50) -> Sequence[DeadLetter]:
+def list_dead_letters(
+    session: Session, tenant_id: str | None = None, limit: int = 50
+) -> Sequence[DeadLetter]:
     """Newest dead letters first, optionally for one tenant."""
     stmt = select(DeadLetter).order_by(DeadLetter.id.desc()).limit(limit)
     if tenant_id:

@@ -1,0 +1,97 @@
+"""Shared fixtures: the real Postgres and Redis, the redactor, a seeded tenant index,
+the local web-search stand-in. A service that is down fails its tests with a message that
+names it and says how to start it (never a silent skip)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redis import Redis
+
+from tests.fakes.web_provider import FakeWebProvider
+from workers.settings import Settings
+
+DATA = Path(__file__).parent / "data"
+
+
+def _require(name: str, url: str, check: Any) -> None:
+    problem = None
+    try:
+        check()
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    if problem is not None:
+        pytest.fail(
+            f"{name} is not reachable at {url} ({problem}). "
+            "Start the local services with `infra/up`.",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    """Settings from the environment (defaults: infra/up's services on 127.0.0.1)."""
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def redis_client(settings: Settings) -> Iterator[Redis]:
+    """A client of the real Redis; fails if it is down."""
+    client = Redis.from_url(settings.redis_url)
+    _require("Redis", settings.redis_url, client.ping)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def migrated_db(settings: Settings) -> str:
+    """The real Postgres, migrated to head once per session (app and checkpointer tables)."""
+    import psycopg
+
+    from workers.resources import psycopg_url
+
+    url = psycopg_url(settings.database_url)
+    _require("PostgreSQL", url.split("@")[-1], lambda: psycopg.connect(url).close())
+    from typer.testing import CliRunner
+
+    from workers.cli import app
+
+    result = CliRunner().invoke(app, ["db", "upgrade"])
+    assert result.exit_code == 0, result.output
+    return settings.database_url
+
+
+@pytest.fixture(scope="session")
+def redactor() -> Any:
+    """The Presidio redactor, loaded once per session."""
+    from redaction import build_redactor
+
+    return build_redactor()
+
+
+@pytest.fixture
+def web_provider() -> Iterator[FakeWebProvider]:
+    """The local Tavily-compatible stand-in for the third-party provider."""
+    with FakeWebProvider() as provider:
+        yield provider
+
+
+@pytest.fixture(scope="session")
+def corpus_tenant(es: Any, settings: Settings) -> Iterator[str]:
+    """A tenant whose index holds tests/data/corpus (deleted after the session)."""
+    from corpus import index_name, ingest_paths
+
+    tenant = f"t-{uuid.uuid4().hex[:10]}"
+    report = ingest_paths(es, tenant, [DATA / "corpus"], index_prefix=settings.index_prefix)
+    assert report.ok and report.chunks >= 4, report
+    yield tenant
+    es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+
+
+def unique(prefix: str) -> str:
+    """A unique id for isolating a test's data."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"

@@ -1,0 +1,66 @@
+"""Building and running the graph in tests: real retriever and redactor, scripted models."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from elasticsearch import Elasticsearch
+from langgraph.checkpoint.memory import InMemorySaver
+
+from corpus import TenantRetriever
+from pipeline.deps import Deps, Limits, Models
+from pipeline.graph import RECURSION_LIMIT, build_graph
+from tests.fakes.chat import ScriptedChatModel
+from websearch import TavilySearch
+
+
+def make_deps(
+    es: Elasticsearch,
+    tenant: str,
+    model: ScriptedChatModel,
+    redactor: Any,
+    *,
+    web_url: str | None = None,
+    limits: Limits | None = None,
+    allow_web: bool = True,
+    index_prefix: str = "crag-",
+) -> Deps:
+    """Deps with one scripted model in every role."""
+    web = TavilySearch(web_url, "test-key", tenant_id=tenant) if web_url else None
+    return Deps(
+        tenant_id=tenant,
+        models=Models.single(model),
+        retriever=TenantRetriever(es, tenant, index_prefix=index_prefix),
+        web_search=web,
+        redactor=redactor,
+        limits=limits or Limits(retrieve_k=4),
+        allow_web=allow_web,
+    )
+
+
+def run_turn(
+    deps: Deps, question: str, *, graph: Any = None, thread_id: str | None = None
+) -> dict[str, Any]:
+    """Invoke one turn and return the final state."""
+    graph = graph or build_graph(InMemorySaver())
+    config: Any = {
+        "configurable": {"thread_id": thread_id or uuid.uuid4().hex},
+        "recursion_limit": RECURSION_LIMIT,
+    }
+    return graph.invoke({"question": question}, config, context=deps)
+
+
+def route(to: str) -> dict[str, str]:
+    return {"route": to, "reason": "scripted"}
+
+
+def answer(text: str, *claims: tuple[str, list[int]]) -> dict[str, Any]:
+    return {"answer": text, "claims": [{"text": t, "sources": s} for t, s in claims]}
+
+
+def verdict(*supported: bool, resolves: bool = True) -> dict[str, Any]:
+    return {
+        "claims": [{"claim": i, "supported": s} for i, s in enumerate(supported, 1)],
+        "resolves_question": resolves,
+    }

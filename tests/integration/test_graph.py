@@ -1,0 +1,377 @@
+"""The graph end to end with scripted models, the real tenant index in Elasticsearch, the
+real Presidio redactor and the local web-search stand-in: exact node path, counters and
+outcome for each way a turn can go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from pipeline.deps import Limits
+from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.web_provider import web_result
+from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+
+pytestmark = pytest.mark.integration
+
+TORQUE_Q = "What torque does the rotor shaft fastener need?"
+TORQUE_ANSWER = answer(
+    "Tighten it to 12 newton metres [1].", ("The rotor shaft fastener needs 12 newton metres.", [1])
+)
+
+
+@pytest.fixture
+def deps_for(es: Any, corpus_tenant: str, redactor: Any, settings: Any):
+    def build(model: ScriptedChatModel, **kw: Any) -> Any:
+        return make_deps(
+            es, corpus_tenant, model, redactor, index_prefix=settings.index_prefix, **kw
+        )
+
+    return build
+
+
+class TestHappyPath:
+    def test_answer_cites_the_graded_chunk(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "retrieve",
+            "assess_grades",
+            "generate",
+            "verify",
+            "finalize",
+        ]
+        outcome = state["outcome"]
+        assert outcome["status"] == "answered"
+        assert [c["n"] for c in outcome["citations"]] == [1]
+        assert outcome["citations"][0]["locator"].endswith("rotor-maintenance.md")
+        assert outcome["citations"][0]["source_type"] == "index"
+        graded = len(state["documents"])
+        assert graded >= 1
+        assert (state["rewrites"], state["generations"]) == (0, 1)
+        assert state["model_calls"] == 1 + graded + 1 + 1
+        assert model.roles_called().count("grader") == graded
+
+
+class TestRewrite:
+    def test_rewrite_then_success_resets_stale_grades(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "rewriter": [{"query": "rotor shaft fastener torque"}],
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), "How tight should the spindle bolt be?")
+
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "retrieve",
+            "assess_grades",
+            "rewrite_query",
+            "retrieve",
+            "assess_grades",
+            "generate",
+            "verify",
+            "finalize",
+        ]
+        assert state["queries_tried"] == [
+            "How tight should the spindle bolt be?",
+            "rotor shaft fastener torque",
+        ]
+        assert state["rewrites"] == 1
+        # Only verdicts of the second round remain: the first round's were reset.
+        assert {g["round"] for g in state["graded"]} == {1}
+        assert len(state["graded"]) == len(state["documents"])
+        assert state["outcome"]["status"] == "answered"
+
+    def test_rewrites_exhausted_then_web(self, deps_for: Any, web_provider: Any) -> None:
+        web_provider.set_results(
+            [
+                web_result(
+                    "https://quillmate.example/pricing",
+                    "Quillmate pricing",
+                    "The Quillmate Pro costs 99 euros per seat per month.",
+                )
+            ]
+        )
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("99 euros"),
+                "rewriter": [{"query": "Quillmate Pro cost"}, {"query": "Pro plan monthly fee"}],
+                "generator": [
+                    answer(
+                        "It costs 99 euros per seat per month [1].",
+                        ("The Pro plan costs 99 euros per seat per month.", [1]),
+                    )
+                ],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(
+            deps_for(model, web_url=web_provider.url), "What is the price of the Quillmate Pro?"
+        )
+
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "retrieve",
+            "assess_grades",
+            "rewrite_query",
+            "retrieve",
+            "assess_grades",
+            "rewrite_query",
+            "retrieve",
+            "assess_grades",
+            "redact_query",
+            "web_search",
+            "assess_grades",
+            "generate",
+            "verify",
+            "finalize",
+        ]
+        assert state["rewrites"] == 2 and state["web_used"] is True
+        [cited] = state["outcome"]["citations"]
+        assert cited["source_type"] == "web"
+        assert cited["locator"] == "https://quillmate.example/pricing"
+        assert [r["query"] for r in web_provider.requests] == ["Pro plan monthly fee"]
+
+    def test_duplicate_rewrite_skips_a_round(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("nothing matches"),
+                "rewriter": [{"query": "how TIGHT should the spindle bolt be"}],
+            }
+        )
+        state = run_turn(deps_for(model), "How tight should the spindle bolt be?")
+
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "retrieve",
+            "assess_grades",
+            "rewrite_query",
+            "abstain",
+        ]
+        assert state["outcome"]["reason"] == "no_relevant_sources"
+
+
+class TestVerification:
+    def test_grounding_failure_then_abstention(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER, TORQUE_ANSWER],
+                "verifier": [verdict(False), verdict(False)],
+            }
+        )
+        state = run_turn(deps_for(model, limits=Limits(max_generations=2)), TORQUE_Q)
+
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "retrieve",
+            "assess_grades",
+            "generate",
+            "verify",
+            "generate",
+            "verify",
+            "abstain",
+        ]
+        assert state["generations"] == 2
+        outcome = state["outcome"]
+        assert outcome["status"] == "abstained" and outcome["reason"] == "ungrounded"
+        assert outcome["citations"] == [] and outcome["answer"] == ""
+        # The retry told the generator which claim failed.
+        second = [u for r, u in model.calls if r == "generator"][1]
+        assert "unsupported claims: The rotor shaft fastener needs 12 newton metres." in second
+
+    def test_fabricated_citation_fails_in_code_without_verifier(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [
+                    answer("12 newton metres [7].", ("12 newton metres.", [7])),
+                    TORQUE_ANSWER,
+                ],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+
+        assert state["trace"][-5:] == ["generate", "verify", "generate", "verify", "finalize"]
+        assert model.roles_called().count("verifier") == 1
+        assert state["outcome"]["status"] == "answered"
+
+    def test_off_target_answer_rewrites(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER, TORQUE_ANSWER],
+                "verifier": [verdict(True, resolves=False), verdict(True)],
+                "rewriter": [{"query": "rotor fastener tightening torque value"}],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+
+        assert state["trace"][4:] == [
+            "generate",
+            "verify",
+            "rewrite_query",
+            "retrieve",
+            "assess_grades",
+            "generate",
+            "verify",
+            "finalize",
+        ]
+        assert (state["rewrites"], state["generations"]) == (1, 2)
+
+
+class TestRoutingRules:
+    def test_web_route_is_overridden_when_web_is_off(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("web_search")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        assert state["route"] == "vectorstore"
+        assert state["route_reason"] == "web search is off for this job"
+
+    def test_invalid_router_reply_defaults_to_index(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": ["I think the web"],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        assert state["route"] == "vectorstore"
+        assert state["outcome"]["status"] == "answered"
+
+    def test_empty_index_never_routes_to_it(self, es: Any, redactor: Any) -> None:
+        model = ScriptedChatModel(script={"router": [route("vectorstore")]})
+        deps = make_deps(es, "t-no-such-index", model, redactor)
+        state = run_turn(deps, TORQUE_Q)
+        assert state["route"] == "none"
+        assert state["trace"] == ["begin_turn", "route_question", "abstain"]
+        assert state["outcome"]["reason"] == "no_relevant_sources"
+
+    def test_direct_reply_states_no_facts(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("direct")],
+                "direct": [answer("Hello! Ask me about your documents.")],
+            }
+        )
+        state = run_turn(deps_for(model), "Hello there")
+        assert state["trace"] == ["begin_turn", "route_question", "generate", "verify", "finalize"]
+        assert state["outcome"]["citations"] == []
+
+
+class TestHandledFailures:
+    def test_index_down_is_a_handled_state(self, es: Any, redactor: Any) -> None:
+        from elasticsearch import Elasticsearch
+
+        dead = Elasticsearch("http://127.0.0.1:9", request_timeout=1, max_retries=0)
+        model = ScriptedChatModel(script={"router": [route("vectorstore")]})
+        state = run_turn(make_deps(dead, "t-down", model, redactor), TORQUE_Q)
+        assert state["outcome"]["status"] == "abstained"
+        assert state["outcome"]["reason"] == "no_relevant_sources"
+        assert "t-down" in state["outcome"]["detail"]
+
+    def test_model_outage_abstains_with_reason(self, deps_for: Any) -> None:
+        outage = openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:1"))
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": lambda _: outage,
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        assert state["trace"][-2:] == ["assess_grades", "abstain"]
+        assert state["outcome"]["reason"] == "model_unavailable"
+
+    def test_web_search_failure_abstains(self, deps_for: Any, web_provider: Any) -> None:
+        web_provider.fail_with(500)
+        model = ScriptedChatModel(script={"router": [route("web_search")]})
+        state = run_turn(deps_for(model, web_url=web_provider.url), "latest release news?")
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "redact_query",
+            "web_search",
+            "assess_grades",
+            "abstain",
+        ]
+        assert "500" in state["outcome"]["detail"]
+
+
+class TestRedactionBeforeEgress:
+    def test_provider_never_sees_personal_data(self, deps_for: Any, web_provider: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("web_search")],
+                "grader": grade_by_keyword("never"),
+            }
+        )
+        question = (
+            "I am Maria Gonzalez, maria.gonzalez@example.com, phone +1 415-555-0132. "
+            "What is the latest PostgreSQL release?"
+        )
+        state = run_turn(deps_for(model, web_url=web_provider.url), question)
+
+        [sent] = [r["query"] for r in web_provider.requests]
+        for secret in ("Maria", "Gonzalez", "maria.gonzalez@example.com", "415-555-0132"):
+            assert secret not in sent
+        assert "PostgreSQL" in sent and state["web_query"] == sent
+
+
+class TestThread:
+    def test_second_turn_resets_counters_and_keeps_history(self, deps_for: Any) -> None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from pipeline.graph import build_graph
+
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore"), route("direct")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+                "direct": [answer("You are welcome!")],
+            }
+        )
+        graph = build_graph(InMemorySaver())
+        first = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-1")
+        second = run_turn(deps_for(model), "Thanks!", graph=graph, thread_id="th-1")
+
+        assert first["model_calls"] > 1 and second["model_calls"] == 2
+        assert second["trace"][0] == "begin_turn" and "retrieve" not in second["trace"]
+        assert [t["question"] for t in second["history"]] == [TORQUE_Q, "Thanks!"]

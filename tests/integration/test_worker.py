@@ -1,0 +1,258 @@
+"""The fleet end to end: a real Celery worker process over the real Redis, Postgres and
+Elasticsearch; the model is a scripted OpenAI-compatible server, the webhook consumer a
+local receiver that verifies signatures."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.webhook_receiver import WebhookSink
+from tests.integration.graph_helpers import answer, route, verdict
+from workers.app import ANSWER_TASK
+from workers.app import app as celery_app
+from workers.cli import app as cli
+from workers.cli import ensure_tenant
+from workers.db.engine import make_engine, make_sessionmaker
+from workers.db.models import DeadLetter, JobRecord
+from workers.intake import ask
+from workers.jobs import webhook_id
+
+pytestmark = pytest.mark.integration
+
+TORQUE_Q = "What torque does the rotor shaft fastener need?"
+
+
+def generator(user: str) -> dict[str, Any]:
+    if "SLOW" in user:
+        time.sleep(1.5)  # long enough that overlapping runs would be visible
+    return answer(
+        "Tighten it to 12 newton metres [1].",
+        ("The rotor shaft fastener needs 12 newton metres.", [1]),
+    )
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[FakeOpenAIServer]:
+    model = ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade_by_keyword("newton metres"),
+            "generator": generator,
+            "verifier": lambda _: verdict(True),
+        }
+    )
+    with FakeOpenAIServer(model) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def fleet(
+    llm: FakeOpenAIServer,
+    corpus_tenant: str,
+    migrated_db: str,
+    redis_client: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, Any]]:
+    """A worker process (2 slots) on queues private to this test module."""
+    suffix = uuid.uuid4().hex[:8]
+    queue, deliveries = f"crag.questions.test-{suffix}", f"crag.deliveries.test-{suffix}"
+    secret, _ = ensure_tenant(corpus_tenant)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
+    env |= {
+        "CRAG_LLM_BASE_URL": llm.base_url,
+        "CRAG_QUEUE": queue,
+        "CRAG_DELIVERY_QUEUE": deliveries,
+        "CRAG_RETRY_BACKOFF_S": "1",
+        "CRAG_WEBHOOK_MAX_ATTEMPTS": "3",
+    }
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.app",
+                "worker",
+                f"--queues={queue},{deliveries}",
+                "--concurrency=2",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+                f"--hostname=test-{suffix}@%h",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=Path(__file__).parents[2],
+        )
+    try:
+        _wait_ready(proc, log)
+        with WebhookSink(secret) as sink:
+            yield {"queue": queue, "sink": sink, "tenant": corpus_tenant, "log": log}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        if " ready." in log.read_text():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"worker not ready after {timeout_s}s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def sessions(migrated_db: str) -> Any:
+    return make_sessionmaker(make_engine(migrated_db, pool_size=1))
+
+
+def _eventually(fn: Any, timeout_s: float = 60) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while (value := fn()) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return value
+
+
+def test_job_is_answered_and_delivered_signed(fleet: dict[str, Any], sessions: Any) -> None:
+    job = ask(
+        celery_app,
+        fleet["queue"],
+        fleet["tenant"],
+        f"th-{uuid.uuid4().hex[:8]}",
+        TORQUE_Q,
+        webhook_url=fleet["sink"].url,
+    )
+    [delivery] = fleet["sink"].wait_for(job.job_id)
+
+    assert delivery.verified
+    assert delivery.webhook_id == webhook_id(fleet["tenant"], job.job_id)
+    body = delivery.body
+    assert body["status"] == "answered" and body["route"] == "vectorstore"
+    assert body["citations"][0]["locator"].endswith("rotor-maintenance.md")
+    assert body["path"][-3:] == ["generate", "verify", "finalize"]
+    assert len(body["trace_id"]) == 32 and body["model_calls"] >= 4
+    shown = CliRunner().invoke(cli, ["outcome", job.job_id, "--tenant", fleet["tenant"]])
+    assert json.loads(shown.output)["answer"] == body["answer"]
+
+
+def test_same_job_id_runs_once_and_redelivers_same_id(
+    fleet: dict[str, Any], sessions: Any, llm: FakeOpenAIServer
+) -> None:
+    marker = uuid.uuid4().hex[:8]
+    question = f"{TORQUE_Q} (ref {marker})"
+    thread, job_id = f"th-{marker}", f"idem-{marker}"
+    for _ in range(2):
+        ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            thread,
+            question,
+            webhook_url=fleet["sink"].url,
+            job_id=job_id,
+        )
+    deliveries = fleet["sink"].wait_for(job_id, count=2)
+
+    assert len(deliveries) == 2
+    assert {d.webhook_id for d in deliveries} == {webhook_id(fleet["tenant"], job_id)}
+    assert deliveries[0].body == deliveries[1].body
+    generated = [u for r, u in llm.model.calls if r == "generator" and marker in u]
+    assert len(generated) == 1
+    with sessions() as s:
+        assert s.get(JobRecord, (fleet["tenant"], job_id)).attempts == 1
+
+
+def test_jobs_on_one_thread_never_overlap(fleet: dict[str, Any], sessions: Any) -> None:
+    shared = f"th-{uuid.uuid4().hex[:8]}"
+    threads = {
+        "same": [shared, shared],
+        "different": [f"th-{uuid.uuid4().hex[:8]}", f"th-{uuid.uuid4().hex[:8]}"],
+    }
+    jobs = {
+        kind: [
+            ask(
+                celery_app,
+                fleet["queue"],
+                fleet["tenant"],
+                t,
+                f"SLOW {TORQUE_Q}",
+                webhook_url=fleet["sink"].url,
+            )
+            for t in ths
+        ]
+        for kind, ths in threads.items()
+    }
+    for batch in jobs.values():
+        for job in batch:
+            assert fleet["sink"].wait_for(job.job_id, timeout_s=120), job.job_id
+
+    def intervals(batch: list[Any]) -> list[tuple[Any, Any]]:
+        with sessions() as s:
+            rows = [s.get(JobRecord, (fleet["tenant"], j.job_id)) for j in batch]
+            return sorted((r.started_at, r.finished_at) for r in rows)
+
+    (_, a_end), (b_start, _) = intervals(jobs["same"])
+    assert a_end <= b_start, "two runs on one thread overlapped"
+    # Control: on different threads the two worker slots do run at once, so the check
+    # above could have failed.
+    (_, c_end), (d_start, _) = intervals(jobs["different"])
+    assert d_start < c_end
+
+
+def test_malformed_and_unknown_tenant_jobs_are_dead_lettered(
+    fleet: dict[str, Any], sessions: Any
+) -> None:
+    marker = uuid.uuid4().hex[:8]
+    bad = {
+        "job_id": f"bad-{marker}",
+        "tenant_id": "Not A Tenant!",
+        "thread_id": "t",
+        "question": "",
+    }
+    stranger = {
+        "job_id": f"who-{marker}",
+        "tenant_id": f"nobody-{marker}",
+        "thread_id": "t",
+        "question": "hello?",
+    }
+    for body in (bad, stranger, f"not an object {marker}"):
+        celery_app.send_task(ANSWER_TASK, args=[body], queue=fleet["queue"])
+
+    def letters() -> list[DeadLetter] | None:
+        with sessions() as s:
+            rows = s.scalars(select(DeadLetter).where(DeadLetter.kind == "job")).all()
+            mine = [r for r in rows if marker in json.dumps(r.payload)]
+            return mine if len(mine) == 3 else None
+
+    rows = _eventually(letters)
+    assert rows is not None, "not every bad job was dead-lettered"
+    reasons = {json.dumps(r.payload): r.reason for r in rows}
+    assert "tenant_id: String should match pattern" in reasons[json.dumps(bad)]
+    assert "question: String should have at least 1 character" in reasons[json.dumps(bad)]
+    assert reasons[json.dumps(stranger)] == f"unknown tenant 'nobody-{marker}'"
+    assert "must be a JSON object" in reasons[json.dumps(f"not an object {marker}")]
+
+    listed = CliRunner().invoke(cli, ["dead-letters", "--json", "--limit", "200"])
+    assert listed.exit_code == 0, listed.output
+    shown = [json.loads(line) for line in listed.output.splitlines()]
+    assert {"bad-" + marker, "who-" + marker} <= {d["job_id"] for d in shown}
