@@ -47,9 +47,39 @@ def citation_problems(
     for n in sorted({int(m) for m in _MARKER.findall(generation["answer"])}):
         if not 1 <= n <= count:
             problems.append(f"marker [{n}] points to no source")
-    if not _MARKER.search(generation["answer"]):
-        problems.append("the answer has no [n] citation markers")
     return problems
+
+
+def published_answer(generation: Generation) -> str:
+    """The answer text users receive, always with ``[n]`` markers.
+
+    The model's own text when it carries markers; otherwise the verified claims joined, each
+    followed by its markers. Small models often list well-cited claims but forget the
+    markers in the prose; composing from claims keeps every published statement cited.
+    """
+    if _MARKER.search(generation["answer"]):
+        return generation["answer"]
+    parts = []
+    for claim in generation["claims"]:
+        numbers = sorted(
+            {
+                generation["sources"].index(i) + 1
+                for i in claim["source_ids"]
+                if i in generation["sources"]
+            }
+        )
+        text = claim["text"].strip().rstrip(".")
+        parts.append(f"{text} " + "".join(f"[{n}]" for n in numbers) + ".")
+    return " ".join(parts)
+
+
+def cited_numbers(generation: Generation, text: str) -> list[int]:
+    """Source numbers used by the published ``text`` or by any claim, ascending."""
+    sources = generation["sources"]
+    from_claims = {
+        sources.index(i) + 1 for c in generation["claims"] for i in c["source_ids"] if i in sources
+    }
+    return sorted({int(n) for n in _MARKER.findall(text)} | from_claims)
 
 
 def cited_sources(

@@ -40,14 +40,14 @@ class Usage:
 
 
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
-    """Return the OpenAI ``json_schema`` response format for ``schema`` (strict mode)."""
+    """Return the OpenAI ``json_schema`` response format for ``schema``.
+
+    Not ``strict``: OpenAI's strict mode rejects the string-length bounds that keep a small
+    local model's grammar short; every reply is validated against ``schema`` anyway.
+    """
     return {
         "type": "json_schema",
-        "json_schema": {
-            "name": schema.__name__,
-            "schema": schema.model_json_schema(),
-            "strict": True,
-        },
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
     }
 
 
@@ -60,14 +60,17 @@ def model_name(model: BaseChatModel) -> str:
     return type(model).__name__
 
 
-def _is_outage(exc: Exception) -> bool:
+def _classify(exc: Exception) -> type[Exception] | None:
+    """``ModelUnavailable`` for an outage, ``BadReply`` for a reply cut off or filtered."""
     # Imported lazily so pipeline/ does not hard-depend on a provider SDK.
-    try:
-        import httpx
-        import openai
-    except ImportError:  # pragma: no cover - both ship with langchain-openai
-        return isinstance(exc, ConnectionError | TimeoutError)
-    return isinstance(exc, openai.APIError | httpx.HTTPError | ConnectionError | TimeoutError)
+    import httpx
+    import openai
+
+    if isinstance(exc, openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError):
+        return BadReply
+    if isinstance(exc, openai.APIError | httpx.HTTPError | ConnectionError | TimeoutError):
+        return ModelUnavailable
+    return None
 
 
 def ask_structured(
@@ -90,9 +93,10 @@ def ask_structured(
     try:
         reply = model.invoke(messages, response_format=response_format(schema))
     except Exception as exc:
-        if _is_outage(exc):
-            raise ModelUnavailable(f"{model_name(model)}: {type(exc).__name__}: {exc}") from exc
-        raise
+        kind = _classify(exc)
+        if kind is None:
+            raise
+        raise kind(f"{model_name(model)}: {type(exc).__name__}: {str(exc)[:300]}") from exc
     usage = _usage(model, reply)
     text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
     try:

@@ -10,7 +10,6 @@ both handled states that end in an explicit abstention rather than a silent bad 
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any, TypedDict, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -22,9 +21,16 @@ from pipeline import prompts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
 from pipeline.edges import abstain_reason
-from pipeline.grounding import citation_problems, cited_sources, normalise_query
+from pipeline.grounding import (
+    citation_problems,
+    cited_numbers,
+    cited_sources,
+    normalise_query,
+    published_answer,
+)
 from pipeline.llm import BadReply, ModelUnavailable, ask_structured, model_name
 from pipeline.schemas import (
+    DirectReply,
     GeneratedAnswer,
     GradeVerdict,
     RewrittenQuery,
@@ -258,8 +264,9 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
         "grounded": None,
         "resolves": None,
     }
+    schema = DirectReply if state["route"] == "direct" else GeneratedAnswer
     try:
-        reply = _ask("generator", deps.models.generator, GeneratedAnswer, messages)
+        reply = _ask("generator", deps.models.generator, schema, messages)
     except BadReply as exc:
         return update | {
             "generation": {"answer": "", "claims": [], "sources": [d["id"] for d in sources]},
@@ -272,7 +279,10 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     def to_id(n: int) -> str:
         return ids[n - 1] if 1 <= n <= len(ids) else f"invalid:{n}"
 
-    claims = [{"text": c.text, "source_ids": [to_id(n) for n in c.sources]} for c in reply.claims]
+    claims = [
+        {"text": c.text, "source_ids": [to_id(n) for n in c.sources]}
+        for c in (reply.claims if isinstance(reply, GeneratedAnswer) else [])
+    ]
     return update | {"generation": {"answer": reply.answer, "claims": claims, "sources": ids}}
 
 
@@ -325,24 +335,13 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
 
 
-_MARKER = re.compile(r"\[(\d+)\]")
-
-
 @traced_node("finalize")
 def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Publish the verified answer with the citations it actually uses."""
     generation = state["generation"]
     assert generation is not None
     by_id = {d["id"]: d for d in _relevant(state)}
-    used = sorted(
-        {int(n) for n in _MARKER.findall(generation["answer"])}
-        | {
-            generation["sources"].index(i) + 1
-            for c in generation["claims"]
-            for i in c["source_ids"]
-            if i in generation["sources"]
-        }
-    )
+    text = published_answer(generation)
     citations = [
         {
             "n": n,
@@ -351,11 +350,11 @@ def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
             "title": doc["title"],
             "source_type": doc["source_type"],
         }
-        for n in used
+        for n in cited_numbers(generation, text)
     ]
     outcome = {
         "status": "answered",
-        "answer": generation["answer"],
+        "answer": text,
         "citations": citations,
         "reason": None,
         "detail": f"grounded answer via {state['route']}",

@@ -47,7 +47,7 @@ GENERATOR = (
 
 DIRECT = (
     "You are a polite assistant for a document question-answering service. Reply briefly "
-    "to greetings or small talk. Do not state facts. Reply with JSON with an empty claims list."
+    "to greetings or small talk. Do not state facts. Reply with JSON."
 )
 
 VERIFIER = (

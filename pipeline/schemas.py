@@ -1,7 +1,8 @@
 """Structured-output models: what each model role must reply with.
 
-Every schema forbids extra keys and has only required fields, so it is valid as an OpenAI
-``json_schema`` response format with ``strict: true`` and as a llama.cpp grammar.
+Every schema forbids extra keys and has only required fields, so it works as an OpenAI
+``json_schema`` response format and as a llama.cpp grammar. Strings and lists carry length
+bounds: a grammar then cannot let a small model ramble until the token limit.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class RouteDecision(_Strict):
         description="vectorstore: the tenant's documents; web_search: recent or public "
         "information; direct: greetings or chit-chat that need no sources."
     )
-    reason: str = Field(description="One short sentence on why.")
+    reason: str = Field(max_length=200, description="One short sentence on why.")
 
 
 class GradeVerdict(_Strict):
@@ -31,27 +32,37 @@ class GradeVerdict(_Strict):
     relevant: Literal["yes", "no"] = Field(
         description="yes if the source contains information that helps answer the question."
     )
-    reason: str = Field(description="One short sentence on why.")
+    reason: str = Field(max_length=200, description="One short sentence on why.")
 
 
 class RewrittenQuery(_Strict):
     """The rewriter's reply."""
 
-    query: str = Field(description="A new search query for the question.")
+    query: str = Field(min_length=2, max_length=300, description="A new search query.")
 
 
 class ClaimOut(_Strict):
     """One statement of the answer and the numbers of the sources that support it."""
 
-    text: str = Field(description="One factual statement made in the answer.")
-    sources: list[int] = Field(description="Numbers [n] of the sources that support it.")
+    text: str = Field(max_length=500, description="One factual statement made in the answer.")
+    sources: list[int] = Field(
+        min_length=1, max_length=5, description="Numbers [n] of the sources that support it."
+    )
 
 
 class GeneratedAnswer(_Strict):
     """The generator's reply."""
 
-    answer: str = Field(description="The answer, citing sources inline as [1], [2].")
-    claims: list[ClaimOut] = Field(description="Every statement in the answer, with sources.")
+    answer: str = Field(max_length=2000, description="The answer, citing sources as [1], [2].")
+    claims: list[ClaimOut] = Field(
+        min_length=1, max_length=8, description="Every statement in the answer, with sources."
+    )
+
+
+class DirectReply(_Strict):
+    """The reply to a greeting or small talk: no sources, so no claims."""
+
+    answer: str = Field(max_length=500, description="A brief, polite reply.")
 
 
 class ClaimVerdict(_Strict):
@@ -64,5 +75,5 @@ class ClaimVerdict(_Strict):
 class Verification(_Strict):
     """The verifier's reply: per-claim grounding and whether the answer resolves the question."""
 
-    claims: list[ClaimVerdict]
+    claims: list[ClaimVerdict] = Field(max_length=8)
     resolves_question: bool = Field(description="True if the answer answers the question.")

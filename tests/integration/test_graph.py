@@ -287,7 +287,7 @@ class TestRoutingRules:
         model = ScriptedChatModel(
             script={
                 "router": [route("direct")],
-                "direct": [answer("Hello! Ask me about your documents.")],
+                "direct": [{"answer": "Hello! Ask me about your documents."}],
             }
         )
         state = run_turn(deps_for(model), "Hello there")
@@ -365,7 +365,7 @@ class TestThread:
                 "grader": grade_by_keyword("newton metres"),
                 "generator": [TORQUE_ANSWER],
                 "verifier": [verdict(True)],
-                "direct": [answer("You are welcome!")],
+                "direct": [{"answer": "You are welcome!"}],
             }
         )
         graph = build_graph(InMemorySaver())

@@ -1,0 +1,36 @@
+"""Fixtures for integration tests against the services that ``infra/up`` starts.
+
+A service that is down FAILS the tests that need it, with a message saying how to start
+it: skipping would let a broken environment pass as green.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from corpus import make_es_client
+from workers.settings import get_settings
+
+
+@pytest.fixture(scope="session")
+def es() -> Iterator[Elasticsearch]:
+    """The Elasticsearch client at settings ``elasticsearch_url``; fails if it is down."""
+    url = get_settings().elasticsearch_url
+    client = make_es_client(url, max_retries=0)
+    problem = None
+    try:
+        client.info()
+    except Exception as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    if problem is not None:  # outside the except block, so no chained traceback is shown
+        client.close()
+        pytest.fail(
+            f"Elasticsearch is not reachable at {url} ({problem}). "
+            "Start the local services with `infra/up`.",
+            pytrace=False,
+        )
+    yield client
+    client.close()

@@ -1,0 +1,58 @@
+"""Deterministic citation checks and answer composition (no model involved)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.grounding import (
+    citation_problems,
+    cited_numbers,
+    normalise_query,
+    published_answer,
+)
+
+
+def gen(answer: str, *claims: tuple[str, list[str]], sources: tuple[str, ...] = ("a", "b")) -> Any:
+    return {
+        "answer": answer,
+        "sources": list(sources),
+        "claims": [{"text": t, "source_ids": ids} for t, ids in claims],
+    }
+
+
+class TestCitationProblems:
+    def test_clean_generation_has_none(self) -> None:
+        assert citation_problems(gen("X [1].", ("X", ["a"])), {"a", "b"}) == []
+
+    def test_fabricated_or_stale_id(self) -> None:
+        problems = citation_problems(gen("X [1].", ("X", ["zzz"])), {"a", "b"})
+        assert problems == ["claim 1 cites a source that is not among the graded ones"]
+
+    def test_uncited_claim_and_dangling_marker(self) -> None:
+        problems = citation_problems(gen("X [3].", ("X", [])), {"a", "b"})
+        assert problems == ["claim 1 cites no source", "marker [3] points to no source"]
+
+    def test_empty_answer_and_no_claims(self) -> None:
+        assert citation_problems(gen(" "), {"a"}) == ["the answer is empty"]
+        assert citation_problems(gen("X"), {"a"}) == ["the answer lists no claims"]
+
+    def test_direct_reply_must_not_claim(self) -> None:
+        assert citation_problems(gen("Hi!"), set(), direct=True) == []
+        assert citation_problems(gen("Hi!", ("fact", ["a"])), set(), direct=True) == [
+            "a direct reply must not make factual claims"
+        ]
+
+
+class TestPublishedAnswer:
+    def test_keeps_text_with_markers(self) -> None:
+        assert published_answer(gen("X is y [2].", ("X is y", ["b"]))) == "X is y [2]."
+
+    def test_composes_from_claims_when_markers_are_missing(self) -> None:
+        g = gen("X is y. Z too.", ("X is y.", ["b"]), ("Z too", ["a", "b"]))
+        assert published_answer(g) == "X is y [2]. Z too [1][2]."
+        assert cited_numbers(g, published_answer(g)) == [1, 2]
+
+
+def test_normalise_query_ignores_case_punctuation_and_order() -> None:
+    assert normalise_query("What is MVCC?") == normalise_query("mvcc, what IS")
+    assert normalise_query("What is MVCC?") != normalise_query("What is WAL?")
