@@ -57,7 +57,7 @@ def published_answer(generation: Generation) -> str:
     followed by its markers. Small models often list well-cited claims but forget the
     markers in the prose; composing from claims keeps every published statement cited.
     """
-    if _MARKER.search(generation["answer"]):
+    if _MARKER.search(generation["answer"]) or not generation["claims"]:
         return generation["answer"]
     parts = []
     for claim in generation["claims"]:

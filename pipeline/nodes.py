@@ -30,6 +30,8 @@ from pipeline.grounding import (
 )
 from pipeline.llm import BadReply, ModelUnavailable, ask_structured, model_name
 from pipeline.schemas import (
+    MAX_SOURCES,
+    DirectCheck,
     DirectReply,
     GeneratedAnswer,
     GradeVerdict,
@@ -44,9 +46,6 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 Update = dict[str, Any]
-
-MAX_SOURCES = 6
-"""Most chunks shown to the generator, best first (keeps prompts inside small windows)."""
 
 
 class GradeTask(TypedDict):
@@ -264,7 +263,9 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
         "grounded": None,
         "resolves": None,
     }
-    schema = DirectReply if state["route"] == "direct" else GeneratedAnswer
+    schema: type[DirectReply | GeneratedAnswer] = (
+        DirectReply if state["route"] == "direct" else GeneratedAnswer
+    )
     try:
         reply = _ask("generator", deps.models.generator, schema, messages)
     except BadReply as exc:
@@ -279,11 +280,16 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     def to_id(n: int) -> str:
         return ids[n - 1] if 1 <= n <= len(ids) else f"invalid:{n}"
 
-    claims = [
-        {"text": c.text, "source_ids": [to_id(n) for n in c.sources]}
-        for c in (reply.claims if isinstance(reply, GeneratedAnswer) else [])
-    ]
-    return update | {"generation": {"answer": reply.answer, "claims": claims, "sources": ids}}
+    claims = []
+    if isinstance(reply, GeneratedAnswer):
+        claims = [
+            {"text": c.text, "source_ids": [to_id(n) for n in c.sources]} for c in reply.claims
+        ]
+    # The feedback was spent on this attempt's prompt; verification writes the next one.
+    return update | {
+        "generation": {"answer": reply.answer, "claims": claims, "sources": ids},
+        "feedback": "",
+    }
 
 
 @traced_node("verify")
@@ -300,15 +306,17 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     allowed = set() if direct else {d["id"] for d in _relevant(state)}
     problems = citation_problems(generation, allowed, direct=direct)
     if problems:
-        return {"grounded": False, "resolves": False, "feedback": "; ".join(problems)}
+        # An unusable reply already said why (generate's feedback); keep that reason.
+        reason = state.get("feedback") or "; ".join(problems)
+        return {"grounded": False, "resolves": False, "feedback": reason}
+    update: Update = {"model_calls": state["model_calls"] + 1}
     if direct:
-        return {"grounded": True, "resolves": True, "feedback": ""}
+        return update | _check_direct(state, deps, generation["answer"])
     by_id = {d["id"]: d for d in _relevant(state)}
     claims = [
         (c["text"], cited_sources(c, generation["sources"], by_id)) for c in generation["claims"]
     ]
     messages = prompts.verifier_messages(state["question"], generation["answer"], claims)
-    update: Update = {"model_calls": state["model_calls"] + 1}
     try:
         verdict = _ask("verifier", deps.models.verifier, Verification, messages)
     except BadReply as exc:
@@ -333,6 +341,28 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         "resolves": verdict.resolves_question,
         "feedback": feedback,
     }
+
+
+def _check_direct(state: CragState, deps: Deps, reply: str) -> Update:
+    """A direct reply has no sources, so it may state no facts at all."""
+    messages = prompts.direct_check_messages(state["question"], reply)
+    try:
+        check = _ask("verifier", deps.models.verifier, DirectCheck, messages)
+    except BadReply as exc:
+        return {
+            "grounded": False,
+            "resolves": False,
+            "feedback": f"the verifier could not check the reply ({exc})",
+        }
+    except ModelUnavailable as exc:
+        return {"model_error": str(exc)}
+    if check.states_facts:
+        return {
+            "grounded": False,
+            "resolves": False,
+            "feedback": "a reply without sources must not state facts",
+        }
+    return {"grounded": True, "resolves": True, "feedback": ""}
 
 
 @traced_node("finalize")

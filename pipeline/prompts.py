@@ -56,6 +56,12 @@ VERIFIER = (
     "answer actually answers the question. Reply with JSON. " + DATA_NOT_INSTRUCTIONS
 )
 
+DIRECT_CHECK = (
+    "You check a chatbot reply that was written without any sources. Decide whether it "
+    "states any fact (a name, number, date, definition or claim about the world). "
+    "Greetings, thanks and offers to help state no facts. Reply with JSON."
+)
+
 
 def _escape(text: str) -> str:
     # A chunk must not be able to close its own delimiter and speak as the prompt.
@@ -125,3 +131,8 @@ def verifier_messages(
         SystemMessage(VERIFIER),
         HumanMessage(f"Question: {question}\nAnswer: {answer}\n\n" + "\n\n".join(parts)),
     ]
+
+
+def direct_check_messages(question: str, reply: str) -> list[BaseMessage]:
+    """Prompt for checking that a source-less reply states no facts."""
+    return [SystemMessage(DIRECT_CHECK), HumanMessage(f"Message: {question}\nReply: {reply}")]

@@ -7,9 +7,12 @@ bounds: a grammar then cannot let a small model ramble until the token limit.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+MAX_SOURCES = 6
+"""Most sources shown to the generator, so the highest source number it may cite."""
 
 
 class _Strict(BaseModel):
@@ -44,18 +47,18 @@ class RewrittenQuery(_Strict):
 class ClaimOut(_Strict):
     """One statement of the answer and the numbers of the sources that support it."""
 
-    text: str = Field(max_length=500, description="One factual statement made in the answer.")
-    sources: list[int] = Field(
-        min_length=1, max_length=5, description="Numbers [n] of the sources that support it."
+    text: str = Field(max_length=240, description="One factual statement made in the answer.")
+    sources: list[Annotated[int, Field(ge=1, le=MAX_SOURCES)]] = Field(
+        min_length=1, max_length=3, description="Numbers [n] of the sources that support it."
     )
 
 
 class GeneratedAnswer(_Strict):
     """The generator's reply."""
 
-    answer: str = Field(max_length=2000, description="The answer, citing sources as [1], [2].")
+    answer: str = Field(max_length=600, description="The answer, citing sources as [1], [2].")
     claims: list[ClaimOut] = Field(
-        min_length=1, max_length=8, description="Every statement in the answer, with sources."
+        min_length=1, max_length=4, description="Every statement in the answer, with sources."
     )
 
 
@@ -68,12 +71,20 @@ class DirectReply(_Strict):
 class ClaimVerdict(_Strict):
     """The verifier's verdict on one claim."""
 
-    claim: int = Field(description="Claim number, starting at 1.")
+    claim: int = Field(ge=1, le=4, description="Claim number, starting at 1.")
     supported: bool = Field(description="True only if the cited sources state it.")
 
 
 class Verification(_Strict):
     """The verifier's reply: per-claim grounding and whether the answer resolves the question."""
 
-    claims: list[ClaimVerdict] = Field(max_length=8)
+    claims: list[ClaimVerdict] = Field(max_length=4)
     resolves_question: bool = Field(description="True if the answer answers the question.")
+
+
+class DirectCheck(_Strict):
+    """The verifier's reply on a direct (source-less) reply."""
+
+    states_facts: bool = Field(
+        description="True if the reply states any fact: names, numbers, dates, definitions."
+    )

@@ -28,6 +28,7 @@ ROLES = {
     prompts.GENERATOR: "generator",
     prompts.DIRECT: "direct",
     prompts.VERIFIER: "verifier",
+    prompts.DIRECT_CHECK: "direct_check",
 }
 
 Reply = str | dict[str, Any] | Exception

@@ -288,11 +288,25 @@ class TestRoutingRules:
             script={
                 "router": [route("direct")],
                 "direct": [{"answer": "Hello! Ask me about your documents."}],
+                "direct_check": [{"states_facts": False}],
             }
         )
         state = run_turn(deps_for(model), "Hello there")
         assert state["trace"] == ["begin_turn", "route_question", "generate", "verify", "finalize"]
         assert state["outcome"]["citations"] == []
+        assert state["outcome"]["answer"] == "Hello! Ask me about your documents."
+
+    def test_direct_reply_that_states_facts_is_not_shipped(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(script={
+            "router": [route("direct")],
+            "direct": [{"answer": "Argentina won."}, {"answer": "France won."}],
+            "direct_check": [{"states_facts": True}, {"states_facts": True}],
+        })
+        state = run_turn(deps_for(model), "Who won the 2022 World Cup final?")
+        assert state["trace"] == ["begin_turn", "route_question", "generate", "verify",
+                                  "generate", "verify", "abstain"]
+        assert state["outcome"]["reason"] == "ungrounded"
+        assert state["outcome"]["answer"] == ""
 
 
 class TestHandledFailures:
@@ -366,12 +380,13 @@ class TestThread:
                 "generator": [TORQUE_ANSWER],
                 "verifier": [verdict(True)],
                 "direct": [{"answer": "You are welcome!"}],
+                "direct_check": [{"states_facts": False}],
             }
         )
         graph = build_graph(InMemorySaver())
         first = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-1")
         second = run_turn(deps_for(model), "Thanks!", graph=graph, thread_id="th-1")
 
-        assert first["model_calls"] > 1 and second["model_calls"] == 2
+        assert first["model_calls"] > 1 and second["model_calls"] == 3
         assert second["trace"][0] == "begin_turn" and "retrieve" not in second["trace"]
         assert [t["question"] for t in second["history"]] == [TORQUE_Q, "Thanks!"]
