@@ -91,6 +91,8 @@ class Limits:
         retrieve_k: Chunks fetched from the index per retrieval round.
         min_relevant: Chunks that must pass grading to generate without falling back.
         web_results: Results requested from the web-search provider.
+        min_lexical_support: Least share of a claim's content words that its cited chunks
+            must contain (checked in code before the verifier model).
     """
 
     max_rewrites: int = 2
@@ -99,6 +101,7 @@ class Limits:
     retrieve_k: int = 4
     min_relevant: int = 1
     web_results: int = 3
+    min_lexical_support: float = 0.6
 
 
 @dataclass(frozen=True)

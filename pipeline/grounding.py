@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Collection, Mapping
 
 from pipeline.documents import Document
+from pipeline.lexical import numbers, support_ratio
 from pipeline.state import Claim, Generation
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -47,6 +48,34 @@ def citation_problems(
     for n in sorted({int(m) for m in _MARKER.findall(generation["answer"])}):
         if not 1 <= n <= count:
             problems.append(f"marker [{n}] points to no source")
+    return problems
+
+
+def support_problems(
+    generation: Generation, by_id: Mapping[str, Document], min_support: float
+) -> list[str]:
+    """Lexical grounding: each claim's numbers and most of its words must be in its sources.
+
+    A number the cited chunks never mention is the commonest hallucination, and a claim that
+    shares few words with its chunks is rarely supported by them; both fail here, before the
+    verifier model is asked (a pre-filter, not a replacement for it).
+
+    Args:
+        generation: A generation that passed :func:`citation_problems`.
+        by_id: The graded-relevant chunks by id.
+        min_support: Least share of a claim's content terms found in its cited chunks.
+
+    Returns:
+        Human-readable problems naming the failing claims.
+    """
+    problems = []
+    for i, claim in enumerate(generation["claims"], start=1):
+        evidence = " ".join(by_id[s]["text"] for s in claim["source_ids"] if s in by_id)
+        missing = sorted(numbers(claim["text"]) - numbers(evidence))
+        if missing:
+            problems.append(f"claim {i} states {', '.join(missing)}, absent from its sources")
+        elif support_ratio(claim["text"], evidence) < min_support:
+            problems.append(f"claim {i} is mostly not in the sources it cites")
     return problems
 
 

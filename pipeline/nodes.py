@@ -27,8 +27,10 @@ from pipeline.grounding import (
     cited_sources,
     normalise_query,
     published_answer,
+    support_problems,
 )
 from pipeline.llm import BadReply, ModelUnavailable, ask_structured, model_name
+from pipeline.rules import asks_about_recent_events, is_small_talk
 from pipeline.schemas import (
     MAX_SOURCES,
     DirectCheck,
@@ -109,8 +111,10 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
 def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Ask the router for a route, then apply the hard rules, which win over the model.
 
-    Rules: an invalid reply means ``vectorstore``; web is never chosen when it is off; an
-    empty or unreachable index is never chosen (web instead when on, else ``none``).
+    Rules (see :mod:`pipeline.rules`): an invalid reply means ``vectorstore``; ``direct``
+    only for small talk; questions about recent events go to the web when it is on; web is
+    never chosen when it is off; an empty or unreachable index is never chosen (web instead
+    when on, else ``none``).
     """
     deps = runtime.context
     update: Update = {"model_calls": state["model_calls"] + 1}
@@ -124,6 +128,10 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
         route, reason = "vectorstore", f"invalid router reply, defaulted: {exc}"
     except ModelUnavailable as exc:
         route, reason = "vectorstore", f"router unavailable, defaulted: {exc}"
+    if route == "direct" and not is_small_talk(state["question"]):
+        route, reason = "vectorstore", "the direct route is only for small talk"
+    if route == "vectorstore" and deps.web_enabled and asks_about_recent_events(state["question"]):
+        route, reason = "web_search", "the question is about recent events"
     if route == "web_search" and not deps.web_enabled:
         route, reason = "vectorstore", "web search is off for this job"
     if route == "vectorstore":
@@ -313,6 +321,9 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     if direct:
         return update | _check_direct(state, deps, generation["answer"])
     by_id = {d["id"]: d for d in _relevant(state)}
+    unsupported = support_problems(generation, by_id, deps.limits.min_lexical_support)
+    if unsupported:
+        return {"grounded": False, "resolves": False, "feedback": "; ".join(unsupported)}
     claims = [
         (c["text"], cited_sources(c, generation["sources"], by_id)) for c in generation["claims"]
     ]

@@ -1,0 +1,49 @@
+"""Cheap lexical tools for checks that must not cost a model call.
+
+Tokens are lower-cased words with a crude suffix strip (enough to match "vacuuming" with
+"vacuum"); stop words are dropped. Numbers are kept whole, so "12" never matches "120".
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+_STOP_WORDS_TEXT = (
+    "a an and are as at be been but by can could did do does for from had has have how i if "
+    "in into is it its me my no not of on or our she should so than that the their them then "
+    "there these they this those to too us was we were what when where which who whom why "
+    "will with would you your about also any all each more most other some such only own "
+    "same very just over under again further once here both few"
+)
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_terms(text: str) -> set[str]:
+    """Stemmed, lower-cased words of ``text`` without stop words."""
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+def numbers(text: str) -> set[str]:
+    """Every number written in ``text`` (``"12"``, ``"15.4"``, ``"1,000"``)."""
+    return set(_NUMBER.findall(text))
+
+
+def support_ratio(claim: str, evidence: str) -> float:
+    """Share of the claim's content terms that occur in ``evidence``, in [0, 1].
+
+    1.0 for a claim with no content terms (nothing to contradict).
+    """
+    terms = content_terms(claim)
+    if not terms:
+        return 1.0
+    return len(terms & content_terms(evidence)) / len(terms)
