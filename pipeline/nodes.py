@@ -251,6 +251,7 @@ def web_search(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
     if deps.web_search is None or query is None:
         return update | {"documents": [], "retrieval_error": "web search is not available"}
+    update["queries_tried"] = [*state["queries_tried"], query]
     log.info("web search for tenant %s: %r", deps.tenant_id, query)
     try:
         docs = deps.web_search.search(query, deps.limits.web_results)

@@ -7,7 +7,7 @@ from langchain_core.language_models import BaseChatModel
 from pipeline.deps import Models
 from workers.settings import Settings
 
-MAX_OUTPUT_TOKENS = 512
+MAX_OUTPUT_TOKENS = 768
 """Cap on one reply: structured replies are short, and a small model can loop."""
 
 

@@ -297,36 +297,55 @@ class TestRoutingRules:
         assert state["outcome"]["answer"] == "Hello! Ask me about your documents."
 
     def test_direct_reply_that_states_facts_is_not_shipped(self, deps_for: Any) -> None:
-        model = ScriptedChatModel(script={
-            "router": [route("direct")],
-            "direct": [{"answer": "Hi! Argentina won."}, {"answer": "Hello! France won."}],
-            "direct_check": [{"states_facts": True}, {"states_facts": True}],
-        })
+        model = ScriptedChatModel(
+            script={
+                "router": [route("direct")],
+                "direct": [{"answer": "Hi! Argentina won."}, {"answer": "Hello! France won."}],
+                "direct_check": [{"states_facts": True}, {"states_facts": True}],
+            }
+        )
         state = run_turn(deps_for(model), "Hello!")
-        assert state["trace"] == ["begin_turn", "route_question", "generate", "verify",
-                                  "generate", "verify", "abstain"]
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "generate",
+            "verify",
+            "generate",
+            "verify",
+            "abstain",
+        ]
         assert state["outcome"]["reason"] == "ungrounded"
         assert state["outcome"]["answer"] == ""
 
     def test_direct_is_only_for_small_talk(self, deps_for: Any) -> None:
-        model = ScriptedChatModel(script={
-            "router": [route("direct")], "grader": grade_by_keyword("never matches"),
-            "rewriter": [{"query": "football world cup winner"}, {"query": "tournament champion"}],
-        })
+        model = ScriptedChatModel(
+            script={
+                "router": [route("direct")],
+                "grader": grade_by_keyword("never matches"),
+                "rewriter": [
+                    {"query": "football world cup winner"},
+                    {"query": "tournament champion"},
+                ],
+            }
+        )
         state = run_turn(deps_for(model), "Who won the 2022 World Cup final?")
         assert state["route"] == "vectorstore"
         assert state["route_reason"] == "the direct route is only for small talk"
         assert state["outcome"]["reason"] == "no_relevant_sources"
 
     def test_recent_events_go_to_the_web(self, deps_for: Any, web_provider: Any) -> None:
-        model = ScriptedChatModel(script={
-            "router": [route("vectorstore")], "grader": grade_by_keyword("never matches"),
-        })
-        state = run_turn(deps_for(model, web_url=web_provider.url),
-                         "Which PostgreSQL release was announced this week?")
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("never matches"),
+            }
+        )
+        state = run_turn(
+            deps_for(model, web_url=web_provider.url),
+            "Which PostgreSQL release was announced this week?",
+        )
         assert state["route"] == "web_search"
-        assert state["trace"][:4] == ["begin_turn", "route_question", "redact_query",
-                                      "web_search"]
+        assert state["trace"][:4] == ["begin_turn", "route_question", "redact_query", "web_search"]
 
 
 class TestHandledFailures:

@@ -4,6 +4,7 @@ local receiver that verifies signatures."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -108,6 +109,8 @@ def fleet(
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+        for key in redis_client.scan_iter(match=f"*test-{suffix}*"):
+            redis_client.delete(key)
 
 
 def _wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout_s: float = 90) -> None:
@@ -248,3 +251,43 @@ def test_malformed_and_unknown_tenant_jobs_are_dead_lettered(
     assert listed.exit_code == 0, listed.output
     shown = [json.loads(line) for line in listed.output.splitlines()]
     assert {"bad-" + marker, "who-" + marker} <= {d["job_id"] for d in shown}
+
+
+def test_non_python_producer_message_format(fleet: dict[str, Any], redis_client: Any) -> None:
+    """The Celery message documented in the README, pushed with a plain LPUSH."""
+    job_id = f"raw-{uuid.uuid4().hex[:8]}"
+    job = {
+        "job_id": job_id,
+        "tenant_id": fleet["tenant"],
+        "thread_id": f"th-{job_id}",
+        "question": TORQUE_Q,
+        "webhook_url": fleet["sink"].url,
+        "options": {"allow_web": False},
+    }
+    body = [[job], {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
+    message_id = str(uuid.uuid4())
+    message = {
+        "body": base64.b64encode(json.dumps(body).encode()).decode(),
+        "content-encoding": "utf-8",
+        "content-type": "application/json",
+        "headers": {
+            "lang": "py",
+            "task": "crag.answer_question",
+            "id": message_id,
+            "root_id": message_id,
+            "parent_id": None,
+            "group": None,
+            "retries": 0,
+        },
+        "properties": {
+            "correlation_id": message_id,
+            "delivery_mode": 2,
+            "delivery_info": {"exchange": "", "routing_key": fleet["queue"]},
+            "priority": 0,
+            "body_encoding": "base64",
+            "delivery_tag": message_id,
+        },
+    }
+    redis_client.lpush(fleet["queue"], json.dumps(message))
+    [delivery] = fleet["sink"].wait_for(job_id)
+    assert delivery.verified and delivery.body["status"] == "answered"

@@ -1,0 +1,25 @@
+# The two commands of a fresh machine: `make demo` (the main job) and `make test` (everything).
+# Both bring the local services up first (infra/up is idempotent: ~2 s when already up).
+.PHONY: demo test lint up down status
+
+VENV := .venv/bin
+
+demo: up
+	$(VENV)/crag demo
+
+test: up lint
+	$(VENV)/pytest
+
+lint:
+	$(VENV)/ruff check .
+	$(VENV)/ruff format --check .
+	$(VENV)/mypy
+
+up:
+	infra/up
+
+down:
+	infra/down
+
+status:
+	infra/status
