@@ -111,7 +111,12 @@ def ingest(
 
     s = get_settings()
     try:
-        embeddings = make_embeddings(s.embeddings, s.embeddings_base_url, s.embeddings_model)
+        embeddings = make_embeddings(
+            s.embeddings,
+            s.embeddings_base_url,
+            s.embeddings_model,
+            api_key=s.embeddings_api_key.get_secret_value() or None,
+        )
         report = ingest_paths(
             make_es_client(s.elasticsearch_url),
             tenant,

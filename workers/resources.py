@@ -108,6 +108,7 @@ class Resources:
                 retrieve_k=s.retrieve_k,
                 min_relevant=s.min_relevant,
                 web_results=s.web_results,
+                min_lexical_support=s.min_lexical_support,
             ),
             allow_web=allow_web,
         )

@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     )
     embeddings_base_url: str | None = None
     embeddings_model: str = "text-embedding-3-small"
+    embeddings_api_key: SecretStr = SecretStr("")
 
     # Web search (Tavily-compatible). Unset base URL = web search off.
     web_search_url: str | None = None
@@ -52,6 +53,9 @@ class Settings(BaseSettings):
     retrieve_k: int = 4
     min_relevant: int = 1
     web_results: int = 3
+    min_lexical_support: float = Field(
+        0.6, description="Least share of a claim's words its cited chunks must contain."
+    )
 
     # Fleet
     queue: str = Field("crag.questions", description="Queue of question jobs.")
