@@ -15,6 +15,7 @@ from typing import Any, TypedDict, TypeVar
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
+from opentelemetry import trace
 from pydantic import BaseModel
 
 from pipeline import prompts
@@ -199,6 +200,9 @@ def _graded(task: GradeTask, relevant: bool, reason: str) -> GradedDocument:
 def assess_grades(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Join the graders: count their calls; the decision itself is ``edges.after_grading``."""
     graded = [g for g in state.get("graded", []) if g["round"] == state["round"]]
+    span = trace.get_current_span()
+    span.set_attribute("crag.chunks_graded", len(graded))
+    span.set_attribute("crag.chunks_kept", sum(1 for g in graded if g["relevant"]))
     return {"model_calls": state["model_calls"] + len(graded)}
 
 

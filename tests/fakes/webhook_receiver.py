@@ -20,10 +20,12 @@ class Delivery:
 
 
 class WebhookSink:
-    """Records deliveries; answers 204 when the signature verifies, 401 otherwise."""
+    """Records deliveries; answers 204 when the signature verifies, 401 otherwise, and 500
+    to the first ``fail_first`` deliveries (a receiver having a bad time)."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str, fail_first: int = 0) -> None:
         self.deliveries: list[Delivery] = []
+        self.fail_first = fail_first
         self._verifier = Webhook(secret)
         self._cond = threading.Condition()
         sink = self
@@ -38,11 +40,12 @@ class WebhookSink:
                 except Exception:
                     verified = False
                 with sink._cond:
+                    failing = len(sink.deliveries) < sink.fail_first
                     sink.deliveries.append(
                         Delivery(headers.get("webhook-id", ""), json.loads(raw), verified)
                     )
                     sink._cond.notify_all()
-                self.send_response(204 if verified else 401)
+                self.send_response(500 if failing else 204 if verified else 401)
                 self.end_headers()
 
             def log_message(self, *args: Any) -> None:

@@ -28,7 +28,7 @@ from workers.app import app as celery_app
 from workers.cli import app as cli
 from workers.cli import ensure_tenant
 from workers.db.engine import make_engine, make_sessionmaker
-from workers.db.models import DeadLetter, JobRecord
+from workers.db.models import DeadLetter, JobRecord, OutcomeRecord
 from workers.intake import ask
 from workers.jobs import webhook_id
 
@@ -291,3 +291,37 @@ def test_non_python_producer_message_format(fleet: dict[str, Any], redis_client:
     redis_client.lpush(fleet["queue"], json.dumps(message))
     [delivery] = fleet["sink"].wait_for(job_id)
     assert delivery.verified and delivery.body["status"] == "answered"
+
+
+@pytest.mark.parametrize(("fail_first", "delivered"), [(1, True), (99, False)])
+def test_webhook_retries_then_delivers_or_dead_letters(
+    fleet: dict[str, Any], sessions: Any, fail_first: int, delivered: bool
+) -> None:
+    secret, _ = ensure_tenant(fleet["tenant"])
+    with WebhookSink(secret, fail_first=fail_first) as flaky:
+        job = ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            f"th-{uuid.uuid4().hex[:8]}",
+            TORQUE_Q,
+            webhook_url=flaky.url,
+        )
+        attempts = flaky.wait_for(job.job_id, count=2 if delivered else 3, timeout_s=90)
+
+        def final_status() -> str | None:
+            with sessions() as s:
+                record = s.get(OutcomeRecord, (fleet["tenant"], job.job_id))
+                done = record is not None and record.delivery_status in ("delivered", "dead")
+                return record.delivery_status if done else None
+
+        status = _eventually(final_status)
+    assert {a.webhook_id for a in attempts} == {webhook_id(fleet["tenant"], job.job_id)}
+    if delivered:
+        assert len(attempts) == 2 and status == "delivered"
+    else:
+        assert len(attempts) == 3 and status == "dead"  # CRAG_WEBHOOK_MAX_ATTEMPTS=3
+        with sessions() as s:
+            letters = s.scalars(select(DeadLetter).where(DeadLetter.job_id == job.job_id)).all()
+        assert [d.kind for d in letters] == ["webhook"]
+        assert "failed 3 times, last: HTTP 500" in letters[0].reason
