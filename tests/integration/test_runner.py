@@ -1,0 +1,92 @@
+"""The runner in-process against the real services: Postgres checkpointer across turns, and
+the OpenTelemetry trace of a job (one trace, a span per node and per model call)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from pipeline.deps import Models
+from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.integration.graph_helpers import answer, route, verdict
+from workers.jobs import new_job
+from workers.resources import Resources
+from workers.runner import run_graph
+
+pytestmark = pytest.mark.integration
+
+TORQUE_Q = "What torque does the rotor shaft fastener need?"
+
+
+@pytest.fixture(scope="module")
+def spans() -> InMemorySpanExporter:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    return exporter
+
+
+@pytest.fixture(scope="module")
+def resources(settings: Any, migrated_db: str, corpus_tenant: str) -> Iterator[Resources]:
+    model = ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade_by_keyword("newton metres"),
+            "generator": lambda _: answer(
+                "12 newton metres [1].", ("The fastener needs 12 newton metres.", [1])
+            ),
+            "verifier": lambda _: verdict(True),
+        }
+    )
+    res = Resources.create(settings, models=Models.single(model))
+    yield res
+    res.close()
+
+
+def test_one_trace_per_job_with_a_span_per_node(
+    resources: Resources, corpus_tenant: str, spans: InMemorySpanExporter
+) -> None:
+    job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+    body = run_graph(job, resources)
+
+    mine = [
+        s for s in spans.get_finished_spans() if format(s.context.trace_id, "032x") == body.trace_id
+    ]
+    names = [s.name for s in mine]
+    [root] = [s for s in mine if s.name == "crag.job"]
+    assert root.attributes["crag.outcome"] == "answered"
+    for node in body.path:
+        assert f"crag.node.{node}" in names
+    assert names.count("crag.node.grade_chunk") == names.count("chat scripted") - 3
+    node_spans = [s for s in mine if s.name.startswith("crag.node.")]
+    assert {s.attributes["crag.tenant_id"] for s in node_spans} == {corpus_tenant}
+    assert {s.attributes["crag.thread_id"] for s in node_spans} == {job.graph_thread_id}
+    [assess] = [s for s in mine if s.name == "crag.node.assess_grades"]
+    assert assess.attributes["crag.chunks_kept"] == 1
+    assert assess.attributes["crag.chunks_graded"] >= 1
+    [route_span] = [s for s in mine if s.name == "crag.node.route_question"]
+    assert route_span.attributes["crag.route"] == "vectorstore"
+    calls = [s for s in mine if s.name == "chat scripted"]
+    assert {s.attributes["gen_ai.request.model"] for s in calls} == {"scripted"}
+    assert all(s.attributes["gen_ai.usage.input_tokens"] > 0 for s in calls)
+
+
+def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_tenant: str) -> None:
+    thread = f"th-{uuid.uuid4().hex[:8]}"
+    for question in (TORQUE_Q, f"{TORQUE_Q} Again?"):
+        run_graph(new_job(corpus_tenant, thread, question), resources)
+
+    config = {"configurable": {"thread_id": f"{corpus_tenant}:{thread}"}}
+    state = resources.graph.get_state(config).values
+    assert [t["question"] for t in state["history"]] == [TORQUE_Q, f"{TORQUE_Q} Again?"]
+    assert state["generations"] == 1  # counters are per turn
+    other = resources.graph.get_state({"configurable": {"thread_id": f"other:{thread}"}})
+    assert not other.values  # thread ids are namespaced by tenant
