@@ -11,7 +11,6 @@ no results; the demo prints what left the fleet.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -84,12 +83,12 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
                 )
                 missing = 0
                 for job_id, (label, question) in jobs.items():
-                    body = receiver.wait(job_id, timeout_s=900)
-                    if body is None:
+                    arrived = receiver.wait_for(job_id, timeout_s=900)
+                    if not arrived:
                         missing += 1
                         print(f"\n[{label}] {question}\n  no outcome within 900s")
                         continue
-                    _print_outcome(label, question, body)
+                    _print_outcome(label, question, arrived[-1].body, arrived[-1].verified)
                 if not settings.web_search_url:
                     print("\nweb egress (local stand-in; no internet here) received:")
                     for query in egress.queries or ["(nothing)"]:
@@ -100,7 +99,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
                 worker.wait(timeout=60)
 
 
-def _print_outcome(label: str, question: str, body: dict[str, Any]) -> None:
+def _print_outcome(label: str, question: str, body: dict[str, Any], verified: bool) -> None:
     print(f"\n[{label}] {question}")
     print(
         f"  status: {body['status']}   route: {body.get('route')}   "
@@ -116,10 +115,6 @@ def _print_outcome(label: str, question: str, body: dict[str, Any]) -> None:
         print(f"  abstained ({body.get('reason')}): {body.get('detail')}")
     if body.get("web_query"):
         print(f"  web query sent (redacted): {body['web_query']!r}")
-    print(f"  trace: {body.get('trace_id')}   webhook signature verified")
+    signature = "verified" if verified else "INVALID"
+    print(f"  trace: {body.get('trace_id')}   webhook signature {signature}")
     sys.stdout.flush()
-
-
-def dumps(body: dict[str, Any]) -> str:
-    """Pretty JSON for logs."""
-    return json.dumps(body, indent=2)

@@ -1,13 +1,16 @@
-"""Small local HTTP services for the demo.
+"""Small local HTTP services: a webhook receiver and a web-search stand-in.
 
-A webhook receiver that verifies Standard Webhooks signatures, and a web-search stand-in
-that records the queries that would leave the fleet.
+The receiver verifies Standard Webhooks signatures with the tenant's secret and keeps every
+delivery; the demo prints from it and the tests assert on it. The stand-in is a
+Tavily-compatible endpoint that records the queries that would leave the fleet and returns
+no results (there is no internet here).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -22,87 +25,109 @@ class _Server:
 
     @property
     def url(self) -> str:
+        """Base URL, ``http://127.0.0.1:<port>``."""
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def __enter__(self) -> _Server:
+    def start(self) -> None:
+        """Serve in a background thread."""
         self._thread.start()
-        return self
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self._server.shutdown()
         self._server.server_close()
 
 
+class _Quiet(BaseHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        return
+
+    def reply(self, status: int, body: bytes = b"") -> None:
+        self.send_response(status)
+        if body:
+            self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One webhook request as received."""
+
+    webhook_id: str
+    body: dict[str, Any]
+    verified: bool
+
+
 class WebhookReceiver(_Server):
-    """Accepts outcome webhooks, verifies them with the tenant's secret, keeps them by job."""
+    """Accepts outcome webhooks and keeps every delivery.
 
-    def __init__(self, secret: str) -> None:
-        self._verifier = Webhook(secret)
-        self._bodies: dict[str, dict[str, Any]] = {}
-        self._arrived = threading.Condition()
-        super().__init__(self._handler())
+    Answers 204 when the signature verifies with ``secret`` and 401 otherwise (as the
+    Standard Webhooks spec asks of consumers), except that the first ``fail_first``
+    deliveries get a 500, to exercise the sender's retries.
+    """
 
-    def __enter__(self) -> WebhookReceiver:
-        super().__enter__()
-        return self
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def __init__(self, secret: str, fail_first: int = 0) -> None:
+        self.deliveries: list[Delivery] = []
+        self.fail_first = fail_first
+        verifier = Webhook(secret)
+        arrived = self._arrived = threading.Condition()
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(_Quiet):
             def do_POST(self) -> None:
-                payload = self.rfile.read(int(self.headers.get("content-length", 0)))
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                headers = dict(self.headers.items())
                 try:
-                    body = receiver._verifier.verify(payload, dict(self.headers.items()))
-                except Exception:  # any verification failure is a 401, as the spec says
-                    self.send_response(401)
-                    self.end_headers()
-                    return
-                with receiver._arrived:
-                    receiver._bodies[body["job_id"]] = body
-                    receiver._arrived.notify_all()
-                self.send_response(204)
-                self.end_headers()
+                    verifier.verify(raw, headers)
+                    verified = True
+                except Exception:  # any verification failure means "not from the fleet"
+                    verified = False
+                with arrived:
+                    failing = len(receiver.deliveries) < receiver.fail_first
+                    receiver.deliveries.append(
+                        Delivery(headers.get("webhook-id", ""), json.loads(raw), verified)
+                    )
+                    arrived.notify_all()
+                self.reply(500 if failing else 204 if verified else 401)
 
-            def log_message(self, *args: Any) -> None:
-                return
+        super().__init__(Handler)
 
-        return Handler
+    def __enter__(self) -> WebhookReceiver:
+        self.start()
+        return self
 
-    def wait(self, job_id: str, timeout_s: float) -> dict[str, Any] | None:
-        """Block until the outcome of ``job_id`` arrives (``None`` after ``timeout_s``)."""
+    def _for_job(self, job_id: str) -> list[Delivery]:
+        return [d for d in self.deliveries if d.body.get("job_id") == job_id]
+
+    def wait_for(self, job_id: str, count: int = 1, timeout_s: float = 60) -> list[Delivery]:
+        """Block until ``count`` deliveries for ``job_id`` arrived or ``timeout_s`` passed.
+
+        Returns:
+            The deliveries for the job so far, in arrival order (fewer than ``count`` on
+            timeout).
+        """
         with self._arrived:
-            self._arrived.wait_for(lambda: job_id in self._bodies, timeout=timeout_s)
-            return self._bodies.get(job_id)
+            self._arrived.wait_for(lambda: len(self._for_job(job_id)) >= count, timeout_s)
+            return self._for_job(job_id)
 
 
 class EgressRecorder(_Server):
-    """A Tavily-compatible endpoint that records each query and returns no results."""
+    """A Tavily-compatible ``POST /search`` that records each query and returns no results."""
 
     def __init__(self) -> None:
         self.queries: list[str] = []
-        super().__init__(self._handler())
-
-    def __enter__(self) -> EgressRecorder:
-        super().__enter__()
-        return self
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
         recorder = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(_Quiet):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
                 recorder.queries.append(str(body.get("query", "")))
-                reply = json.dumps({"query": body.get("query"), "results": []}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
+                self.reply(200, json.dumps({"query": body.get("query"), "results": []}).encode())
 
-            def log_message(self, *args: Any) -> None:
-                return
+        super().__init__(Handler)
 
-        return Handler
+    def __enter__(self) -> EgressRecorder:
+        self.start()
+        return self

@@ -7,6 +7,7 @@ redactor. Nothing here runs at import time; :func:`get_resources` builds on firs
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,11 @@ def make_checkpointer(database_url: str, max_size: int = 4) -> tuple[PostgresSav
     return PostgresSaver(pool), pool  # type: ignore[arg-type]
 
 
+def limits_from(settings: Settings) -> Limits:
+    """The graph's limits, from the settings of the same names (``CRAG_MAX_REWRITES``…)."""
+    return Limits(**{f.name: getattr(settings, f.name) for f in dataclasses.fields(Limits)})
+
+
 @dataclass
 class Resources:
     """Everything a worker process shares across jobs."""
@@ -61,6 +67,7 @@ class Resources:
     graph: Any
     models: Models
     redactor: Redactor
+    limits: Limits
 
     @classmethod
     def create(cls, settings: Settings, *, models: Models | None = None) -> Resources:
@@ -88,28 +95,20 @@ class Resources:
             graph=build_graph(checkpointer),
             models=models or make_models(settings),
             redactor=build_redactor(),
+            limits=limits_from(settings),
         )
 
     def deps_for(self, tenant_id: str, allow_web: bool) -> Deps:
         """The graph's runtime context for one job of ``tenant_id``."""
         from corpus import TenantRetriever
 
-        s = self.settings
         return Deps(
             tenant_id=tenant_id,
             models=self.models,
-            retriever=TenantRetriever(self.es, tenant_id, index_prefix=s.index_prefix),
+            retriever=TenantRetriever(self.es, tenant_id, index_prefix=self.settings.index_prefix),
             web_search=self.web_search(tenant_id),
             redactor=self.redactor,
-            limits=Limits(
-                max_rewrites=s.max_rewrites,
-                max_generations=s.max_generations,
-                max_model_calls=s.max_model_calls,
-                retrieve_k=s.retrieve_k,
-                min_relevant=s.min_relevant,
-                web_results=s.web_results,
-                min_lexical_support=s.min_lexical_support,
-            ),
+            limits=self.limits,
             allow_web=allow_web,
         )
 

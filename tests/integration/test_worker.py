@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.webhook_receiver import WebhookSink
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.app import ANSWER_TASK
 from workers.app import app as celery_app
@@ -29,6 +28,7 @@ from workers.cli import app as cli
 from workers.cli import ensure_tenant
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import DeadLetter, JobRecord, OutcomeRecord
+from workers.demo_services import WebhookReceiver
 from workers.intake import ask
 from workers.jobs import webhook_id
 
@@ -104,7 +104,7 @@ def fleet(
         )
     try:
         _wait_ready(proc, log)
-        with WebhookSink(secret) as sink:
+        with WebhookReceiver(secret) as sink:
             yield {"queue": queue, "sink": sink, "tenant": corpus_tenant, "log": log}
     finally:
         proc.terminate()
@@ -298,7 +298,7 @@ def test_webhook_retries_then_delivers_or_dead_letters(
     fleet: dict[str, Any], sessions: Any, fail_first: int, delivered: bool
 ) -> None:
     secret, _ = ensure_tenant(fleet["tenant"])
-    with WebhookSink(secret, fail_first=fail_first) as flaky:
+    with WebhookReceiver(secret, fail_first=fail_first) as flaky:
         job = ask(
             celery_app,
             fleet["queue"],

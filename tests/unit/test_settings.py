@@ -1,0 +1,27 @@
+"""Settings: environment mapping, secrets, and the graph limits derived from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.deps import Limits
+from workers.resources import limits_from, psycopg_url
+from workers.settings import Settings
+
+
+def test_env_prefix_and_types(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRAG_MAX_REWRITES", "5")
+    monkeypatch.setenv("CRAG_WEB_SEARCH_API_KEY", "tvly-secret")
+    settings = Settings()
+    assert settings.max_rewrites == 5
+    assert "tvly-secret" not in repr(settings) and "tvly-secret" not in str(settings.model_dump())
+
+
+def test_limits_follow_the_settings_of_the_same_name() -> None:
+    limits = limits_from(Settings(max_rewrites=3, retrieve_k=7, min_lexical_support=0.5))
+    assert (limits.max_rewrites, limits.retrieve_k, limits.min_lexical_support) == (3, 7, 0.5)
+    assert limits_from(Settings()) == Limits()  # the defaults agree
+
+
+def test_psycopg_url() -> None:
+    assert psycopg_url("postgresql+psycopg://u:p@h:1/d") == "postgresql://u:p@h:1/d"
