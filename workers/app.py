@@ -60,7 +60,7 @@ def _init_process(**_: Any) -> None:
     from workers.telemetry import setup_tracing
 
     settings = get_settings()
-    setup_tracing(settings.service_name, settings.otlp_endpoint)
+    setup_tracing(settings.service_name, settings.otlp_endpoint, console=settings.trace_console)
     get_resources(settings)  # pay pools, graph and model loads before the first job
     log.info("worker process ready")
 

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
 
     # Telemetry
     otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")
+    trace_console: bool = Field(True, description="Print spans when no OTLP endpoint is set.")
     service_name: str = "crag-fleet"
 
 

@@ -16,24 +16,30 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExport
 
 
 def setup_tracing(
-    service_name: str, otlp_endpoint: str | None, console: TextIO | None = None
+    service_name: str,
+    otlp_endpoint: str | None,
+    *,
+    console: bool = True,
+    stream: TextIO | None = None,
 ) -> TracerProvider:
     """Install and return the global tracer provider.
 
     Args:
         service_name: ``service.name`` resource attribute.
         otlp_endpoint: OTLP/HTTP traces endpoint (``http://collector:4318/v1/traces``);
-            ``None`` writes spans to ``console``.
-        console: Stream for the console exporter (default stderr).
+            when ``None``, spans go to the console, or nowhere if ``console`` is off.
+        console: Print spans as JSON when no OTLP endpoint is set.
+        stream: Where console spans go (default stderr).
     """
-    exporter: SpanExporter
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    exporter: SpanExporter | None = None
     if otlp_endpoint:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         exporter = OTLPSpanExporter(endpoint=otlp_endpoint)
-    else:
-        exporter = ConsoleSpanExporter(out=console or sys.stderr)
-    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
-    provider.add_span_processor(BatchSpanProcessor(exporter))
+    elif console:
+        exporter = ConsoleSpanExporter(out=stream or sys.stderr)
+    if exporter is not None:
+        provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     return provider

@@ -1,0 +1,144 @@
+"""Fleet overhead benchmark: jobs/s and enqueue→stored-outcome latency with an instant model.
+
+The model is the scripted OpenAI-compatible stand-in (replies in well under a millisecond),
+so what is measured is everything else: Redis queue, lock, Elasticsearch retrieval, graph
+super-steps with Postgres checkpoints, outcome row. Run with the services up (infra/up):
+
+    .venv/bin/python -m bench.fleet --jobs 200 --concurrency 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.integration.graph_helpers import answer, route, verdict
+from workers.app import app as celery_app
+from workers.cli import ensure_tenant
+from workers.db.engine import make_engine, make_sessionmaker
+from workers.db.models import JobRecord, OutcomeRecord
+from workers.intake import ask
+from workers.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    """Run the benchmark and print throughput and latency percentiles."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0, help="distinct threads (0: one per job)")
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="one job at a time: latency of an idle fleet, not of a backlog",
+    )
+    args = parser.parse_args()
+
+    from corpus import index_name, ingest_paths, make_es_client
+
+    settings = Settings()
+    tenant = f"bench-{uuid.uuid4().hex[:6]}"
+    es = make_es_client(settings.elasticsearch_url)
+    ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
+    ensure_tenant(tenant)
+    queue = f"crag.bench-{tenant}"
+    model = ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade_by_keyword("newton metres"),
+            "generator": lambda _: answer(
+                "12 newton metres [1].", ("It needs 12 newton metres.", [1])
+            ),
+            "verifier": lambda _: verdict(True),
+        }
+    )
+    with FakeOpenAIServer(model) as llm:
+        env = os.environ | {
+            "CRAG_LLM_BASE_URL": llm.base_url,
+            "CRAG_QUEUE": queue,
+            "CRAG_DELIVERY_QUEUE": queue + ".d",
+        }
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.app",
+                "worker",
+                f"--queues={queue}",
+                f"--concurrency={args.concurrency}",
+                "--loglevel=WARNING",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
+            ask(celery_app, queue, tenant, "warm-up", "What torque does the fastener need?")
+            _wait(sessions, tenant, 1, 120)
+            started = time.perf_counter()
+            for i in range(args.jobs):
+                thread = f"t{i % args.threads}" if args.threads else f"t{i}"
+                ask(celery_app, queue, tenant, thread, "What torque does the fastener need?")
+                if args.sequential:
+                    _wait(sessions, tenant, i + 2, 60)
+            _wait(sessions, tenant, args.jobs + 1, 600)
+            elapsed = time.perf_counter() - started
+            with sessions() as s:
+                rows = s.execute(
+                    select(JobRecord.submitted_at, OutcomeRecord.created_at)
+                    .join(
+                        OutcomeRecord,
+                        (OutcomeRecord.tenant_id == JobRecord.tenant_id)
+                        & (OutcomeRecord.job_id == JobRecord.job_id),
+                    )
+                    .where(JobRecord.tenant_id == tenant, JobRecord.thread_id != "warm-up")
+                ).all()
+            latencies = sorted((done - sub).total_seconds() * 1000 for sub, done in rows)
+            q = statistics.quantiles(latencies, n=100)
+            print(
+                f"{'sequential' if args.sequential else 'burst'}: "
+                f"{args.jobs} jobs, {args.concurrency} worker processes, "
+                f"{args.threads or args.jobs} threads: {args.jobs / elapsed:.1f} jobs/s; "
+                f"enqueue→outcome p50 {q[49]:.0f} ms, p90 {q[89]:.0f} ms, "
+                f"p99 {q[98]:.0f} ms; model requests {llm.requests}"
+            )
+        finally:
+            worker.terminate()
+            worker.wait(timeout=60)
+            es.indices.delete(index=index_name(tenant, settings.index_prefix))
+
+
+def _wait(sessions: object, tenant: str, count: int, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with sessions() as s:  # type: ignore[operator]
+            done = s.scalar(
+                select(func.count())
+                .select_from(OutcomeRecord)
+                .where(OutcomeRecord.tenant_id == tenant)
+            )
+        if done >= count:
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"only {done} of {count} outcomes after {timeout_s}s")
+
+
+if __name__ == "__main__":
+    main()
