@@ -13,11 +13,12 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_process_init, worker_process_shutdown
 
+from workers.broker import ANSWER_TASK, DEAD_LETTER_TASK
 from workers.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
-ANSWER_TASK = "crag.answer_question"
+
 DELIVER_TASK = "crag.deliver_outcome"
 
 
@@ -25,6 +26,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     """Celery settings derived from ours."""
     return {
         "broker_url": settings.redis_url,
+        # Redis transport and consumer that dead-letter, rather than drop, what they refuse.
+        "broker_transport": "workers.broker:Transport",
+        "worker_consumer": "workers.consumer:DeadLetteringConsumer",
         "broker_connection_retry_on_startup": True,
         # Longer than the longest run, or Redis would redeliver a job still running.
         "broker_transport_options": {"visibility_timeout": settings.visibility_timeout_s},
@@ -36,6 +40,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_prefetch_multiplier": 1,
         "task_default_queue": settings.queue,
         "task_routes": {
+            DEAD_LETTER_TASK: {"queue": settings.queue},
             ANSWER_TASK: {"queue": settings.queue},
             DELIVER_TASK: {"queue": settings.delivery_queue},
         },

@@ -55,18 +55,29 @@ def describe_report(report: object) -> str:
         f"{r.files} files, {r.chunks} chunks into {r.index} in {r.elapsed_s:.1f}s; "
         f"{len(r.skipped)} unsupported skipped; {len(r.errors)} errors"
     )
-    return "\n".join([line, *(f"  {path}: {why}" for path, why in r.errors.items())])
+    skipped = [f"  skipped (unsupported type): {path}" for path in r.skipped[:20]]
+    if len(r.skipped) > 20:
+        skipped.append(f"  … and {len(r.skipped) - 20} more unsupported files")
+    return "\n".join([line, *(f"  error: {why}" for why in r.errors.values()), *skipped])
 
 
 def ensure_tenant(tenant_id: str, secret: str | None = None) -> tuple[str, bool]:
-    """Register ``tenant_id`` if needed; returns (its webhook secret, created now)."""
+    """Register ``tenant_id`` if needed; returns (its webhook secret, created now).
+
+    Raises:
+        ValueError: ``secret`` is malformed, or differs from the registered tenant's.
+    """
     from workers.db import repository as repo
     from workers.db.engine import transaction
-    from workers.delivery import new_secret
+    from workers.delivery import check_secret, new_secret
 
+    if secret is not None:
+        check_secret(secret)
     with transaction(_sessions()) as session:
         existing = repo.get_tenant(session, tenant_id)
         if existing is not None:
+            if secret is not None and secret != existing.webhook_secret:
+                raise ValueError(f"tenant {tenant_id!r} is already registered with another secret")
             return existing.webhook_secret, False
         return repo.add_tenant(session, tenant_id, secret or new_secret()).webhook_secret, True
 
@@ -83,9 +94,9 @@ def tenants_add(
 
     try:
         validate_tenant_id(tenant)
+        value, created = ensure_tenant(tenant, secret)
     except ValueError as exc:
         raise _fail(str(exc)) from exc
-    value, created = ensure_tenant(tenant, secret)
     typer.echo(
         f"{tenant}: {'registered' if created else 'already registered'}; webhook secret {value}"
     )
@@ -126,8 +137,8 @@ def ingest(
         )
     except (IngestError, ValueError) as exc:
         raise _fail(str(exc)) from exc
-    _, created = ensure_tenant(tenant)
-    typer.echo(describe_report(report) + (f"; tenant {tenant} registered" if created else ""))
+    created = report.chunks > 0 and ensure_tenant(tenant)[1]
+    typer.echo(describe_report(report) + (f"\ntenant {tenant} registered" if created else ""))
     if not report.ok:
         raise typer.Exit(1)
 
@@ -141,15 +152,21 @@ def ask(
     job_id: Annotated[str | None, typer.Option(help="Idempotency key (default: a UUID).")] = None,
     no_web: Annotated[bool, typer.Option("--no-web", help="Keep the run in the index.")] = False,
     wait: Annotated[bool, typer.Option(help="Wait for the outcome and print it.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 600.0,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds to wait with --wait.")] = 600.0,
 ) -> None:
     """Enqueue a question (prints the job id; with --wait, the outcome JSON)."""
+    from kombu.exceptions import OperationalError
+
     from workers.app import app as celery_app
+    from workers.db import repository as repo
     from workers.errors import PermanentJobError
     from workers.intake import ask as enqueue_question
     from workers.waiting import wait_for_outcome
 
     s = get_settings()
+    with _sessions()() as session:
+        if repo.get_tenant(session, tenant) is None:
+            raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants add`)")
     try:
         job = enqueue_question(
             celery_app,
@@ -163,6 +180,8 @@ def ask(
         )
     except PermanentJobError as exc:
         raise _fail(str(exc)) from exc
+    except OperationalError as exc:
+        raise _fail(f"cannot reach the queue at {s.redis_url}: {exc}") from exc
     typer.echo(f"job {job.job_id} queued on {s.queue}", err=wait)
     if wait:
         outcome = wait_for_outcome(s, tenant, job.job_id, timeout)
@@ -200,7 +219,7 @@ def worker(
 @app.command("dead-letters")
 def dead_letters(
     tenant: Annotated[str | None, typer.Option(help="Only this tenant.")] = None,
-    limit: Annotated[int, typer.Option(help="Most rows shown.")] = 50,
+    limit: Annotated[int, typer.Option(min=1, help="Most rows shown.")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
     """List dead letters (jobs and deliveries given up on), newest first, with reasons."""

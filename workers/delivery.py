@@ -20,6 +20,22 @@ import httpx
 from standardwebhooks.webhooks import Webhook
 
 
+def check_secret(secret: str) -> None:
+    """Raise ``ValueError`` unless ``secret`` is a usable Standard Webhooks secret.
+
+    Raises:
+        ValueError: Not ``whsec_`` followed by base64 of at least 24 bytes.
+    """
+    if not secret.startswith("whsec_"):
+        raise ValueError("a webhook secret starts with 'whsec_' followed by base64")
+    try:
+        key = base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    except ValueError as exc:
+        raise ValueError(f"the webhook secret is not valid base64: {exc}") from exc
+    if len(key) < 24:
+        raise ValueError(f"the webhook secret has {len(key)} bytes; use at least 24")
+
+
 def new_secret() -> str:
     """A fresh Standard Webhooks secret: ``whsec_`` + base64 of 32 random bytes."""
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
@@ -52,11 +68,15 @@ def signed_headers(
 
 @dataclass(frozen=True)
 class Attempt:
-    """The result of one POST: ``ok`` on 2xx; otherwise the status or the error."""
+    """The result of one POST: ``ok`` on 2xx; otherwise the status or the error.
+
+    ``permanent`` marks a failure no retry can fix (the tenant's secret cannot sign).
+    """
 
     ok: bool
     http_status: int | None
     error: str | None
+    permanent: bool = False
 
 
 def post_outcome(
@@ -74,10 +94,14 @@ def post_outcome(
     """
     payload = encode_body(body)
     try:
+        headers = signed_headers(secret, msg_id, payload)
+    except Exception as exc:  # standardwebhooks raises plain errors on a malformed secret
+        return Attempt(False, None, f"cannot sign with the tenant's secret: {exc}", True)
+    try:
         response = client.post(
             url,
             content=payload.encode(),
-            headers=signed_headers(secret, msg_id, payload),
+            headers=headers,
             timeout=timeout_s,
         )
     except httpx.HTTPError as exc:

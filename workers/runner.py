@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import trace
+from sqlalchemy.orm import Session
 
 from pipeline.graph import RECURSION_LIMIT
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.db.models import OutcomeRecord
+from workers.db.models import JobRecord, OutcomeRecord
 from workers.errors import PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
@@ -39,7 +40,8 @@ def answer_job(job: Job, res: Resources) -> Result:
     """Answer ``job`` once; a job_id seen before returns its stored outcome.
 
     Raises:
-        PermanentJobError: The tenant is not registered.
+        PermanentJobError: The tenant is not registered, or the job_id was already used
+            for a different question or thread (an idempotency key must not be reused).
         LockTimeout: The thread stayed busy past ``lock_wait_s`` (retry later).
         LockLost: The lock was lost during the run; nothing was stored (retry later).
     """
@@ -49,7 +51,7 @@ def answer_job(job: Job, res: Resources) -> Result:
             raise PermanentJobError(
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
-        done = repo.get_outcome(session, job.tenant_id, job.job_id)
+        done = _finished(session, job)
     if done is not None:
         return Result(done, fresh=False)
     with thread_lock(
@@ -57,10 +59,12 @@ def answer_job(job: Job, res: Resources) -> Result:
     ) as held:
         with transaction(res.sessions) as session:
             # Checked again under the lock: a duplicate may have finished while we waited.
-            done = repo.get_outcome(session, job.tenant_id, job.job_id)
+            done = _finished(session, job)
             if done is not None:
                 return Result(done, fresh=False)
-            repo.start_job(session, job)
+            # The upsert takes the job row's lock, so of two copies of a job_id sent on
+            # different threads (different thread locks) only the first can claim it.
+            _check_same_job(repo.start_job(session, job), job)
         body = run_graph(job, res)
         held.check()  # a worker that lost its lock must not publish
         with transaction(res.sessions) as session:
@@ -71,6 +75,26 @@ def answer_job(job: Job, res: Resources) -> Result:
                 has_webhook=job.webhook_url is not None,
             )
     return Result(record, fresh=True)
+
+
+def _finished(session: Session, job: Job) -> OutcomeRecord | None:
+    """The stored outcome of ``job`` if it finished before (after checking it is the same)."""
+    done = repo.get_outcome(session, job.tenant_id, job.job_id)
+    if done is not None:
+        record = repo.get_job(session, job.tenant_id, job.job_id)
+        if record is not None:
+            _check_same_job(record, job)
+    return done
+
+
+def _check_same_job(record: JobRecord, job: Job) -> None:
+    if (record.thread_id, record.question) != (job.thread_id, job.question):
+        raise PermanentJobError(
+            f"job_id {job.job_id!r} was already used for another question or thread "
+            f"(thread {record.thread_id!r}); use a new job_id for a new question",
+            job_id=job.job_id,
+            tenant_id=job.tenant_id,
+        )
 
 
 def run_graph(job: Job, res: Resources) -> OutcomeBody:

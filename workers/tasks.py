@@ -3,7 +3,8 @@
 Errors decide what happens to a job (see :mod:`workers.errors`): transient ones retry with
 exponential backoff and full jitter (Celery's own interval function); permanent ones and
 exhausted retries end as dead letters with their reason; a bug stores a ``failed`` outcome
-for the caller, dead-letters the job and re-raises so it shows in logs and traces.
+for the caller, dead-letters the job and re-raises so it shows in logs and traces. Writing a
+dead letter is itself retried while Postgres is away, so a refused job is never lost.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from celery import Task, shared_task
 from celery.utils.time import get_exponential_backoff_interval
 
 from workers import delivery
+from workers.broker import ANSWER_TASK, DEAD_LETTER_TASK
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.errors import PermanentJobError, TransientJobError
@@ -48,32 +50,52 @@ def backoff(res: Resources, retries: int) -> int:
     )
 
 
-@shared_task(name="crag.answer_question", bind=True, acks_late=True, max_retries=None)
-def answer_question(self: Task, body: Any) -> dict[str, Any]:
-    """Answer one job (the message body is the job JSON); deliver its outcome."""
+def outcome_channel(tenant_id: str, job_id: str) -> str:
+    """Redis pub/sub channel announcing that a job ended (outcome or dead letter)."""
+    return f"crag:outcome:{tenant_id}:{job_id}"
+
+
+@shared_task(name=ANSWER_TASK, bind=True, acks_late=True, max_retries=None)
+def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Answer one job (the only argument is the job JSON) and deliver its outcome."""
     res = get_resources()
+    if len(args) != 1 or kwargs:
+        return dead_letter(
+            res,
+            "job",
+            f"expected exactly one argument (the job), got {len(args)} and {sorted(kwargs)}",
+            {"args": args, "kwargs": kwargs},
+            None,
+            None,
+        )
+    body = args[0]
     job: Job | None = None
     try:
         job = parse_job(body)
         result = answer_job(job, res)
     except PermanentJobError as exc:
-        return dead_letter(res, "job", str(exc), body, exc.tenant_id, exc.job_id)
+        return _retrying(
+            self, res, dead_letter, res, "job", str(exc), body, exc.tenant_id, exc.job_id
+        )
     except TRANSIENT as exc:
         assert job is not None  # parse_job raises only PermanentJobError
-        if self.request.retries >= res.settings.job_max_retries:
-            reason = f"gave up after {self.request.retries} retries: {exc}"
-            record_failure(job, res, reason)
-            dead_letter(res, "job", reason, body, job.tenant_id, job.job_id)
-            _deliver_if_due(job.tenant_id, job.job_id, res)
-            return {"status": "dead_letter", "reason": reason}
-        log.warning("job %s: transient error, retrying: %s", job.job_id, exc)
-        raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+        if self.request.retries < res.settings.job_max_retries:
+            log.warning("job %s: transient error, retrying: %s", job.job_id, exc)
+            raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+        return _retrying(
+            self,
+            res,
+            give_up,
+            res,
+            job,
+            body,
+            f"gave up after {self.request.retries} retries: {exc}",
+        )
     except Exception as exc:
         if job is not None:  # a bug: the caller still gets a response, and we get the trace
-            reason = f"internal error: {type(exc).__name__}: {exc}"
-            record_failure(job, res, reason)
-            dead_letter(res, "job", reason, body, job.tenant_id, job.job_id)
-            _deliver_if_due(job.tenant_id, job.job_id, res)
+            _retrying(
+                self, res, give_up, res, job, body, f"internal error: {type(exc).__name__}: {exc}"
+            )
         raise
     outcome = result.outcome
     res.redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
@@ -81,9 +103,21 @@ def answer_question(self: Task, body: Any) -> dict[str, Any]:
     return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
 
 
-def outcome_channel(tenant_id: str, job_id: str) -> str:
-    """Redis pub/sub channel announcing a job's stored outcome (``crag ask --wait``)."""
-    return f"crag:outcome:{tenant_id}:{job_id}"
+def _retrying(self: Task, res: Resources, fn: Any, *args: Any) -> Any:
+    """Run ``fn(*args)``; if Postgres or Redis blinks, retry the whole task later."""
+    try:
+        return fn(*args)
+    except TRANSIENT as exc:
+        log.warning("could not record the end of a job, retrying: %s", exc)
+        raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+
+
+def give_up(res: Resources, job: Job, body: Any, reason: str) -> dict[str, Any]:
+    """Store a ``failed`` outcome, dead-letter the job and deliver the outcome."""
+    record_failure(job, res, reason)
+    result = dead_letter(res, "job", reason, body, job.tenant_id, job.job_id)
+    _deliver_if_due(job.tenant_id, job.job_id, res)
+    return result
 
 
 def _deliver_if_due(tenant_id: str, job_id: str, res: Resources, redeliver: bool = False) -> None:
@@ -99,10 +133,16 @@ def _deliver_if_due(tenant_id: str, job_id: str, res: Resources, redeliver: bool
 def dead_letter(
     res: Resources, kind: str, reason: str, payload: Any, tenant_id: str | None, job_id: str | None
 ) -> dict[str, Any]:
-    """Record a dead letter and log it; returns the task's result summary."""
+    """Record a dead letter, log it and tell any waiter; returns the task's result summary.
+
+    Raises:
+        sqlalchemy.exc.OperationalError: Postgres is unreachable (callers retry).
+    """
     log.error("dead letter (%s) tenant=%s job=%s: %s", kind, tenant_id, job_id, reason)
     with transaction(res.sessions) as session:
         repo.add_dead_letter(session, kind, reason, _jsonable(payload), tenant_id, job_id)
+    if tenant_id and job_id:
+        res.redis.publish(outcome_channel(tenant_id, job_id), "dead_letter")
     return {"status": "dead_letter", "reason": reason}
 
 
@@ -110,6 +150,13 @@ def _jsonable(payload: Any) -> Any:
     if isinstance(payload, dict | list | str | int | float | bool) or payload is None:
         return payload
     return repr(payload)
+
+
+@shared_task(name=DEAD_LETTER_TASK, bind=True, acks_late=True, max_retries=None)
+def record_dead_letter(self: Task, kind: str, reason: str, payload: Any) -> dict[str, Any]:
+    """Record a message the broker or the consumer refused (see :mod:`workers.broker`)."""
+    res = get_resources()
+    return _retrying(self, res, dead_letter, res, kind, reason, payload, None, None)
 
 
 @shared_task(name="crag.deliver_outcome", bind=True, acks_late=True, max_retries=None)
@@ -123,16 +170,14 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
         if outcome is None or tenant is None or job is None or not job.webhook_url:
             return {"status": "nothing_to_deliver"}
         attempt = repo.count_attempts(session, tenant_id, job_id) + 1
-        url, secret, msg_id, body = (
-            job.webhook_url,
-            tenant.webhook_secret,
-            outcome.webhook_id,
-            outcome.body,
-        )
+        url, secret = job.webhook_url, tenant.webhook_secret
+        msg_id, body = outcome.webhook_id, outcome.body
     result = delivery.post_outcome(
         res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s
     )
-    exhausted = not result.ok and self.request.retries + 1 >= res.settings.webhook_max_attempts
+    exhausted = not result.ok and (
+        result.permanent or self.request.retries + 1 >= res.settings.webhook_max_attempts
+    )
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
         assert outcome is not None

@@ -22,7 +22,8 @@ def wait_for_outcome(
     and subscribing is not missed.
 
     Returns:
-        The outcome body, or ``None`` on timeout.
+        The outcome body; for a dead-lettered job ``{"status": "dead_letter", "reason": …}``;
+        ``None`` on timeout.
     """
     engine = make_engine(settings.database_url, pool_size=1)
     sessions = make_sessionmaker(engine)
@@ -30,7 +31,17 @@ def wait_for_outcome(
     def stored() -> dict[str, Any] | None:
         with sessions() as session:
             record = repo.get_outcome(session, tenant_id, job_id)
-            return dict(record.body) if record else None
+            if record is not None:
+                return dict(record.body)
+            letters = repo.list_dead_letters(session, tenant_id, job_id=job_id, limit=1)
+            if letters:
+                return {
+                    "job_id": job_id,
+                    "tenant_id": tenant_id,
+                    "status": "dead_letter",
+                    "reason": letters[0].reason,
+                }
+            return None
 
     redis = Redis.from_url(settings.redis_url)
     pubsub = redis.pubsub(ignore_subscribe_messages=True)

@@ -24,6 +24,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.app import ANSWER_TASK
 from workers.app import app as celery_app
+from workers.broker import envelope
 from workers.cli import app as cli
 from workers.cli import ensure_tenant
 from workers.db.engine import make_engine, make_sessionmaker
@@ -31,6 +32,7 @@ from workers.db.models import DeadLetter, JobRecord, OutcomeRecord
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask
 from workers.jobs import webhook_id
+from workers.waiting import wait_for_outcome
 
 pytestmark = pytest.mark.integration
 
@@ -325,3 +327,120 @@ def test_webhook_retries_then_delivers_or_dead_letters(
             letters = s.scalars(select(DeadLetter).where(DeadLetter.job_id == job.job_id)).all()
         assert [d.kind for d in letters] == ["webhook"]
         assert "failed 3 times, last: HTTP 500" in letters[0].reason
+
+
+def _dead_letters_matching(sessions: Any, marker: str) -> list[DeadLetter]:
+    with sessions() as s:
+        rows = s.scalars(select(DeadLetter)).all()
+        return [r for r in rows if marker in json.dumps(r.payload) or marker in (r.job_id or "")]
+
+
+def test_nothing_pushed_to_the_queue_is_dropped(
+    fleet: dict[str, Any], sessions: Any, redis_client: Any
+) -> None:
+    """Garbage, bare jobs and broken envelopes: each ends answered or dead-lettered, and the
+    worker keeps running."""
+    marker = uuid.uuid4().hex[:8]
+    queue = fleet["queue"]
+    bare_job = {
+        "job_id": f"bare-{marker}",
+        "tenant_id": fleet["tenant"],
+        "thread_id": f"th-{marker}",
+        "question": TORQUE_Q,
+        "webhook_url": fleet["sink"].url,
+    }
+    unknown_task = envelope("crag.no_such_task", [marker], queue)
+    two_args = envelope(ANSWER_TASK, [{"job_id": f"two-{marker}"}, marker], queue)
+    bad_b64 = envelope(ANSWER_TASK, [marker], queue) | {"body": f"not base64 {marker}"}
+    not_json = base64.b64encode(f"not json {marker}".encode()).decode()
+    bad_body = envelope(ANSWER_TASK, [marker], queue) | {"body": not_json}
+    for raw in (
+        f"this is not json {marker}",
+        json.dumps([marker, 2, 3]),
+        json.dumps({"hello": marker}),
+        json.dumps(bare_job),
+        json.dumps(unknown_task),
+        json.dumps(two_args),
+        json.dumps(bad_b64),
+        json.dumps(bad_body),
+    ):
+        redis_client.lpush(queue, raw)
+
+    [answered] = fleet["sink"].wait_for(bare_job["job_id"])
+    assert answered.body["status"] == "answered"
+    expected = (
+        "message is not JSON",
+        "message must be a JSON object, got list",
+        "neither a Celery message nor a job object",
+        "unknown task 'crag.no_such_task'",
+        "expected exactly one argument",
+        "message body is not valid base64",
+        "cannot be decoded",
+    )
+
+    def all_recorded() -> list[str] | None:
+        reasons = [r.reason for r in _dead_letters_matching(sessions, marker)]
+        done = all(any(e in reason for reason in reasons) for e in expected)
+        return reasons if done else None
+
+    assert _eventually(all_recorded) is not None, [
+        r.reason for r in _dead_letters_matching(sessions, marker)
+    ]
+    # The worker survived all of it and still answers.
+    job = ask(
+        celery_app,
+        queue,
+        fleet["tenant"],
+        f"th-after-{marker}",
+        TORQUE_Q,
+        webhook_url=fleet["sink"].url,
+    )
+    assert fleet["sink"].wait_for(job.job_id)
+
+
+def test_a_job_id_reused_on_another_thread_runs_once(
+    fleet: dict[str, Any], sessions: Any, llm: FakeOpenAIServer, settings: Any
+) -> None:
+    marker = uuid.uuid4().hex[:8]
+    job_id, question = f"reuse-{marker}", f"{TORQUE_Q} ({marker})"
+    for thread in ("a", "b"):
+        ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            f"th-{thread}-{marker}",
+            question,
+            webhook_url=fleet["sink"].url,
+            job_id=job_id,
+        )
+
+    [delivery] = fleet["sink"].wait_for(job_id)  # whichever copy claimed the job first
+    assert delivery.body["status"] == "answered"
+    rows = _eventually(lambda: _dead_letters_matching(sessions, job_id) or None)
+    assert rows is not None and len(rows) == 1
+    assert "was already used for another question or thread" in rows[0].reason
+    assert len([u for r, u in llm.model.calls if r == "generator" and marker in u]) == 1
+
+
+def test_wait_returns_promptly_for_a_dead_letter(fleet: dict[str, Any], settings: Any) -> None:
+    job_id = f"dead-{uuid.uuid4().hex[:8]}"
+    celery_app.send_task(
+        ANSWER_TASK,
+        queue=fleet["queue"],
+        args=[{"job_id": job_id, "tenant_id": fleet["tenant"], "thread_id": "t", "question": ""}],
+    )
+    started = time.monotonic()
+    outcome = wait_for_outcome(settings, fleet["tenant"], job_id, timeout_s=60)
+    assert outcome is not None and outcome["status"] == "dead_letter"
+    assert "question: String should have at least 1 character" in outcome["reason"]
+    assert time.monotonic() - started < 30  # woken by the channel, not by the timeout
+
+
+def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
+    runner = CliRunner()
+    bad_secret = runner.invoke(
+        cli, ["tenants", "add", f"t-{uuid.uuid4().hex[:6]}", "--secret", "notawhsec"]
+    )
+    assert bad_secret.exit_code == 2 and "starts with 'whsec_'" in bad_secret.output
+    unknown = runner.invoke(cli, ["ask", "hello?", "--tenant", "nobody-here", "--thread", "t"])
+    assert unknown.exit_code == 2 and "unknown tenant 'nobody-here'" in unknown.output

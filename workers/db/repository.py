@@ -156,10 +156,12 @@ def add_dead_letter(
 
 
 def list_dead_letters(
-    session: Session, tenant_id: str | None = None, limit: int = 50
+    session: Session, tenant_id: str | None = None, limit: int = 50, job_id: str | None = None
 ) -> Sequence[DeadLetter]:
-    """Newest dead letters first, optionally for one tenant."""
+    """Newest dead letters first, optionally for one tenant or one job."""
     stmt = select(DeadLetter).order_by(DeadLetter.id.desc()).limit(limit)
     if tenant_id:
         stmt = stmt.where(DeadLetter.tenant_id == tenant_id)
+    if job_id:
+        stmt = stmt.where(DeadLetter.job_id == job_id)
     return session.scalars(stmt).all()

@@ -1,0 +1,133 @@
+"""The Redis broker transport, hardened so no message can be dropped or crash a worker.
+
+kombu's Redis transport decodes each popped message as a Celery envelope; a message that
+is not JSON, or JSON that is not an envelope, raises inside the consumer loop and stops the
+worker, and the message is gone. This transport instead turns:
+
+- a bare job object (``{"job_id": …, "question": …}``: the likeliest thing a non-Python
+  producer pushes) into a proper ``crag.answer_question`` message, and
+- anything else into a ``crag.record_dead_letter`` message carrying the raw text and why it
+  was refused, so it ends as a dead letter with its reason.
+
+Selected with Celery's ``broker_transport`` setting (see :mod:`workers.app`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from typing import Any
+
+from kombu.transport import redis as kombu_redis
+from kombu.utils.encoding import bytes_to_str
+
+ANSWER_TASK = "crag.answer_question"
+DEAD_LETTER_TASK = "crag.record_dead_letter"
+RAW_LIMIT = 64 * 1024
+"""Characters of a refused message kept in its dead letter."""
+
+_ENVELOPE_KEYS = ("body", "headers", "properties")
+
+
+def envelope(task: str, args: list[Any], queue: str) -> dict[str, Any]:
+    """A Celery protocol-2 message for ``task(*args)`` as the Redis transport stores it."""
+    message_id = str(uuid.uuid4())
+    body = [args, {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
+    return {
+        "body": base64.b64encode(json.dumps(body).encode()).decode(),
+        "content-encoding": "utf-8",
+        "content-type": "application/json",
+        "headers": {
+            "lang": "py",
+            "task": task,
+            "id": message_id,
+            "root_id": message_id,
+            "parent_id": None,
+            "group": None,
+            "retries": 0,
+        },
+        "properties": {
+            "correlation_id": message_id,
+            "delivery_mode": 2,
+            "priority": 0,
+            "delivery_info": {"exchange": "", "routing_key": queue},
+            "body_encoding": "base64",
+            "delivery_tag": str(uuid.uuid4()),
+        },
+    }
+
+
+def coerce_message(raw: str, queue: str) -> dict[str, Any]:
+    """Return a deliverable Celery message for whatever was popped from ``queue``.
+
+    Args:
+        raw: The list item exactly as stored in Redis.
+        queue: The queue (Redis list) it came from.
+
+    Returns:
+        The message itself when it is a Celery envelope; an ``answer_question`` message for
+        a bare job object; a ``record_dead_letter`` message otherwise.
+    """
+    try:
+        decoded = json.loads(raw)
+    except ValueError as exc:
+        return _refused(raw, queue, f"message is not JSON: {exc}")
+    if not isinstance(decoded, dict):
+        return _refused(raw, queue, f"message must be a JSON object, got {type(decoded).__name__}")
+    if all(key in decoded for key in _ENVELOPE_KEYS) and isinstance(decoded["properties"], dict):
+        problem = _envelope_problem(decoded)
+        if problem:
+            return _refused(raw, queue, problem)
+        decoded["properties"].setdefault("delivery_tag", str(uuid.uuid4()))
+        return decoded
+    if "job_id" in decoded or "question" in decoded:
+        return envelope(ANSWER_TASK, [decoded], queue)
+    return _refused(raw, queue, "message is neither a Celery message nor a job object")
+
+
+def _envelope_problem(message: dict[str, Any]) -> str | None:
+    """What would make kombu fail on this envelope before Celery sees it, if anything."""
+    if not isinstance(message["headers"], dict):
+        return "message headers must be an object"
+    if message["properties"].get("body_encoding") == "base64":
+        try:
+            base64.b64decode(str(message["body"]), validate=True)
+        except ValueError as exc:
+            return f"message body is not valid base64: {exc}"
+    return None
+
+
+def _refused(raw: str, queue: str, reason: str) -> dict[str, Any]:
+    return envelope(
+        DEAD_LETTER_TASK, ["message", f"{reason} (queue {queue})", raw[:RAW_LIMIT]], queue
+    )
+
+
+class Channel(kombu_redis.Channel):
+    """kombu's Redis channel with :func:`coerce_message` between BRPOP and delivery."""
+
+    def _brpop_read(self, **options: Any) -> bool:
+        # Same as kombu 5.7's Channel._brpop_read, except for the coerce_message call.
+        try:
+            try:
+                dest__item = self.client.parse_response(self.client.connection, "BRPOP", **options)
+            except self.connection_errors:
+                self.client.connection.disconnect()
+                raise
+            if dest__item:
+                dest, item = dest__item
+                dest = bytes_to_str(dest).rsplit(self.sep, 1)[0]
+                self._queue_cycle.rotate(dest)
+                self.connection._deliver(coerce_message(bytes_to_str(item), dest), dest)
+                return True
+            raise kombu_redis.Empty()
+        finally:
+            self._in_poll = None  # type: ignore[assignment]
+            self._flush_brpop_reauth()
+
+
+class Transport(kombu_redis.Transport):
+    """Redis transport using :class:`Channel`."""
+
+    Channel = Channel
