@@ -90,6 +90,20 @@ def corpus_tenant(es: Any, settings: Settings) -> Iterator[str]:
     assert report.ok and report.chunks >= 4, report
     yield tenant
     es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+    forget_tenant(settings, tenant)
+
+
+def forget_tenant(settings: Settings, tenant: str) -> None:
+    """Delete a test tenant's rows and checkpoints, so runs do not pile up data."""
+    import psycopg
+
+    from workers.resources import psycopg_url
+
+    with psycopg.connect(psycopg_url(settings.database_url), autocommit=True) as conn:
+        for table in ("webhook_attempts", "outcomes", "jobs", "dead_letters", "tenants"):
+            conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s", (tenant,))
+        for table in ("checkpoint_writes", "checkpoint_blobs", "checkpoints"):
+            conn.execute(f"DELETE FROM {table} WHERE thread_id LIKE %s", (f"{tenant}:%",))
 
 
 def unique(prefix: str) -> str:
