@@ -21,9 +21,14 @@ def relevant_count(state: CragState) -> int:
     return sum(1 for g in state.get("graded", []) if g["relevant"])
 
 
+def spent(state: CragState) -> int:
+    """Chat-model calls made so far this turn (failed and retried ones included)."""
+    return len(state.get("calls", []))
+
+
 def over_budget(state: CragState, upcoming: int = 1) -> bool:
     """True when ``upcoming`` more model calls would pass the turn's ceiling."""
-    return state.get("model_calls", 0) + upcoming > state["budget"]["max_model_calls"]
+    return spent(state) + upcoming > state["budget"]["max_model_calls"]
 
 
 def fallback(state: CragState) -> Fallback:
@@ -84,7 +89,9 @@ def after_grading(
     if state.get("model_error") or over_budget(state):
         return "abstain"
     if relevant_count(state) >= state["budget"]["min_relevant"]:
-        return "generate"
+        # After an off-target answer and a rewrite, generations may already be spent.
+        can_generate = state.get("generations", 0) < state["budget"]["max_generations"]
+        return "generate" if can_generate else "abstain"
     if state.get("round_source") == "web":
         return "abstain"
     if state.get("retrieval_error"):

@@ -18,7 +18,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 
-from pipeline import edges, nodes
+from pipeline import answering, edges, nodes
 from pipeline.deps import Deps
 from pipeline.state import CragState, TurnInput
 
@@ -46,10 +46,10 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Any:
     builder.add_node("rewrite_query", nodes.rewrite_query)
     builder.add_node("redact_query", nodes.redact_query)
     builder.add_node("web_search", nodes.web_search)
-    builder.add_node("generate", nodes.generate)
-    builder.add_node("verify", nodes.verify)
-    builder.add_node("finalize", nodes.finalize)
-    builder.add_node("abstain", nodes.abstain)
+    builder.add_node("generate", answering.generate)
+    builder.add_node("verify", answering.verify)
+    builder.add_node("finalize", answering.finalize)
+    builder.add_node("abstain", answering.abstain)
 
     builder.add_edge(START, "begin_turn")
     builder.add_edge("begin_turn", "route_question")

@@ -68,6 +68,24 @@ class GradedDocument(TypedDict):
     round: int
 
 
+class ModelCall(TypedDict):
+    """One chat-model call of a turn.
+
+    Attributes:
+        kind: Its role: router, grader, rewriter, generator, verifier, direct_check.
+        model: The model's name.
+        ok: False when the reply was unusable or the model unreachable.
+        input_tokens: Prompt tokens (0 when unknown).
+        output_tokens: Completion tokens (0 when unknown).
+    """
+
+    kind: str
+    model: str
+    ok: bool
+    input_tokens: int
+    output_tokens: int
+
+
 class Citation(TypedDict):
     """One numbered citation in a delivered answer."""
 
@@ -189,8 +207,8 @@ class CragState(TypedDict, total=False):
     """Query rewrites spent this turn."""
     generations: int
     """Generation attempts spent this turn."""
-    model_calls: int
-    """Chat-model calls spent this turn (graders included)."""
+    calls: Annotated[list[ModelCall], append_or_reset]
+    """Every chat-model call of this turn (parallel graders append theirs)."""
     model_error: Annotated[str | None, latest]
     """Set when a model could not be reached; the turn abstains."""
     outcome: Outcome | None

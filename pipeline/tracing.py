@@ -30,7 +30,6 @@ _UPDATE_ATTRIBUTES = {
     "resolves": "crag.resolves",
     "retrieval_error": "crag.retrieval_error",
     "model_error": "crag.model_error",
-    "model_calls": "crag.model_calls",
 }
 
 

@@ -133,5 +133,7 @@ class OutcomeBody(BaseModel):
     generations: int = 0
     web_used: bool = False
     model_calls: int = 0
+    calls_by_kind: dict[str, int] = Field(default_factory=dict)
+    tokens_by_model: dict[str, dict[str, int]] = Field(default_factory=dict)
     latency_ms: int = 0
     trace_id: str | None = None

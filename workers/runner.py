@@ -15,6 +15,7 @@ from typing import Any
 from opentelemetry import trace
 from sqlalchemy.orm import Session
 
+from pipeline.accounting import calls_by_kind, tokens_by_model
 from pipeline.graph import RECURSION_LIMIT
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -122,6 +123,7 @@ def outcome_body(
 ) -> OutcomeBody:
     """The outcome contract from a finished turn's state."""
     outcome = state["outcome"]
+    calls = state.get("calls", [])
     return OutcomeBody(
         job_id=job.job_id,
         tenant_id=job.tenant_id,
@@ -138,7 +140,9 @@ def outcome_body(
         rewrites=state.get("rewrites", 0),
         generations=state.get("generations", 0),
         web_used=state.get("web_used", False),
-        model_calls=state.get("model_calls", 0),
+        model_calls=len(calls),
+        calls_by_kind=calls_by_kind(calls),
+        tokens_by_model=tokens_by_model(calls),
         latency_ms=latency_ms,
         trace_id=trace_id,
     )

@@ -10,7 +10,9 @@ import httpx
 import openai
 import pytest
 
+from pipeline.accounting import calls_by_kind
 from pipeline.deps import Limits
+from pipeline.edges import spent
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
 from tests.fakes.web_provider import web_result
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
@@ -62,7 +64,13 @@ class TestHappyPath:
         graded = len(state["documents"])
         assert graded >= 1
         assert (state["rewrites"], state["generations"]) == (0, 1)
-        assert state["model_calls"] == 1 + graded + 1 + 1
+        assert spent(state) == graded + 3  # router, k graders, generator, verifier
+        assert calls_by_kind(state["calls"]) == {
+            "router": 1,
+            "grader": graded,
+            "generator": 1,
+            "verifier": 1,
+        }
         assert model.roles_called().count("grader") == graded
 
 
@@ -426,6 +434,6 @@ class TestThread:
         first = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-1")
         second = run_turn(deps_for(model), "Thanks!", graph=graph, thread_id="th-1")
 
-        assert first["model_calls"] > 1 and second["model_calls"] == 3
+        assert spent(first) > 1 and spent(second) == 3
         assert second["trace"][0] == "begin_turn" and "retrieve" not in second["trace"]
         assert [t["question"] for t in second["history"]] == [TORQUE_Q, "Thanks!"]

@@ -24,7 +24,7 @@ def state(**over: Any) -> dict[str, Any]:
         "graded": [],
         "rewrites": 0,
         "generations": 0,
-        "model_calls": 0,
+        "calls": [],
         "round": 0,
         "round_source": "index",
         "web_used": False,
@@ -90,7 +90,7 @@ class TestFanOutGrading:
         assert edges.fan_out_grading(state(documents=[])) == "assess_grades"
 
     def test_budget_too_small_for_all_graders_abstains(self) -> None:
-        s = state(documents=[doc(1), doc(2)], model_calls=19)
+        s = state(documents=[doc(1), doc(2)], calls=[{}] * 19)
         assert edges.fan_out_grading(s) == "abstain"
 
 
@@ -145,7 +145,7 @@ class TestAbstainReason:
         ("over", "reason"),
         [
             ({"model_error": "x"}, "model_unavailable"),
-            ({"model_calls": 20}, "budget_exhausted"),
+            ({"calls": [{}] * 20}, "budget_exhausted"),
             ({"generation": {"answer": "a"}, "grounded": False}, "ungrounded"),
             ({"generation": {"answer": "a"}, "grounded": True, "resolves": False}, "off_target"),
             ({}, "no_relevant_sources"),

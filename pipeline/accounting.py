@@ -1,0 +1,50 @@
+"""Summaries of a turn's model calls, for outcomes and traces."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import TypedDict
+
+from pipeline.state import ModelCall
+
+
+class Tokens(TypedDict):
+    """Token totals of one model."""
+
+    input: int
+    output: int
+
+
+def calls_by_kind(calls: Iterable[ModelCall]) -> dict[str, int]:
+    """Calls per kind (``{"router": 1, "grader": 4, …}``), kinds in first-call order."""
+    return dict(Counter(c["kind"] for c in calls))
+
+
+def tokens_by_model(calls: Iterable[ModelCall]) -> dict[str, Tokens]:
+    """Input and output tokens per model name."""
+    totals: dict[str, Tokens] = {}
+    for call in calls:
+        entry = totals.setdefault(call["model"], {"input": 0, "output": 0})
+        entry["input"] += call["input_tokens"]
+        entry["output"] += call["output_tokens"]
+    return totals
+
+
+def worst_case_calls(
+    retrieve_k: int,
+    max_rewrites: int,
+    web_results: int,
+    max_generations: int,
+    judge_retries: int = 1,
+) -> int:
+    """Most model calls a turn can make, as a formula of its limits.
+
+    ``1 + (k(R+1) + w)(1+j) + R + G(1 + (1+j))``: the router; every chunk of the ``R+1``
+    index rounds and the web round graded, each grader retried ``j`` times; ``R``
+    rewrites; ``G`` generations, each verified with up to ``1+j`` verifier calls.
+    ``max_model_calls`` caps the turn in any case.
+    """
+    attempts = 1 + judge_retries
+    graders = (retrieve_k * (max_rewrites + 1) + web_results) * attempts
+    return 1 + graders + max_rewrites + max_generations * (1 + attempts)

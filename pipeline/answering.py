@@ -1,0 +1,216 @@
+"""Graph nodes that answer: generate, verify, finalize, abstain.
+
+Generation sees graded chunks only; verification checks citations and lexical support in
+code first (no model cost), then asks the verifier. Failure policy of the judges: a
+verifier reply that cannot be parsed is asked for once more, then the answer fails closed
+(treated as ungrounded), never passed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from pipeline import prompts
+from pipeline.deps import Deps
+from pipeline.documents import Document
+from pipeline.edges import abstain_reason
+from pipeline.grounding import (
+    citation_problems,
+    cited_numbers,
+    cited_sources,
+    published_answer,
+    support_problems,
+)
+from pipeline.llm import BadReply, ModelUnavailable
+from pipeline.meter import Meter
+from pipeline.schemas import MAX_SOURCES, DirectCheck, DirectReply, GeneratedAnswer, Verification
+from pipeline.state import CragState
+from pipeline.tracing import traced_node
+
+Update = dict[str, Any]
+
+
+def relevant_documents(state: CragState) -> list[Document]:
+    """The chunks graded relevant in the current round, in grading order."""
+    return [g["document"] for g in state.get("graded", []) if g["relevant"]]
+
+
+@traced_node("generate")
+def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
+    """Write an answer from graded sources only, as claims that cite source numbers."""
+    deps = runtime.context
+    sources = [] if state["route"] == "direct" else relevant_documents(state)[:MAX_SOURCES]
+    messages = prompts.generator_messages(state["question"], sources, state.get("feedback", ""))
+    meter = Meter()
+    update: Update = {
+        "generations": state["generations"] + 1,
+        "grounded": None,
+        "resolves": None,
+        "calls": meter.calls,
+    }
+    schema: type[DirectReply | GeneratedAnswer] = (
+        DirectReply if state["route"] == "direct" else GeneratedAnswer
+    )
+    try:
+        reply = meter.ask("generator", deps.models.generator, schema, messages)
+    except BadReply as exc:
+        return update | {
+            "generation": {"answer": "", "claims": [], "sources": [d["id"] for d in sources]},
+            "feedback": f"the reply was not valid JSON for the schema ({exc})",
+        }
+    except ModelUnavailable as exc:
+        return update | {"model_error": str(exc)}
+    ids = [d["id"] for d in sources]
+
+    def to_id(n: int) -> str:
+        return ids[n - 1] if 1 <= n <= len(ids) else f"invalid:{n}"
+
+    claims = []
+    if isinstance(reply, GeneratedAnswer):
+        claims = [
+            {"text": c.text, "source_ids": [to_id(n) for n in c.sources]} for c in reply.claims
+        ]
+    # The feedback was spent on this attempt's prompt; verification writes the next one.
+    return update | {
+        "generation": {"answer": reply.answer, "claims": claims, "sources": ids},
+        "feedback": "",
+    }
+
+
+@traced_node("verify")
+def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
+    """Check the answer: citations in code first (free), then one verifier call.
+
+    The verifier judges each claim against only the chunks it cites, and whether the
+    answer resolves the question.
+    """
+    deps = runtime.context
+    generation = state["generation"]
+    assert generation is not None  # edges.after_generate guarantees it
+    direct = state["route"] == "direct"
+    allowed = set() if direct else {d["id"] for d in relevant_documents(state)}
+    problems = citation_problems(generation, allowed, direct=direct)
+    if problems:
+        # An unusable reply already said why (generate's feedback); keep that reason.
+        reason = state.get("feedback") or "; ".join(problems)
+        return {"grounded": False, "resolves": False, "feedback": reason}
+    meter = Meter()
+    update: Update = {"calls": meter.calls}
+    if direct:
+        return update | _check_direct(state, deps, meter, generation["answer"])
+    by_id = {d["id"]: d for d in relevant_documents(state)}
+    unsupported = support_problems(generation, by_id, deps.limits.min_lexical_support)
+    if unsupported:
+        return {"grounded": False, "resolves": False, "feedback": "; ".join(unsupported)}
+    claims = [
+        (c["text"], cited_sources(c, generation["sources"], by_id)) for c in generation["claims"]
+    ]
+    messages = prompts.verifier_messages(state["question"], generation["answer"], claims)
+    try:
+        verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)
+    except BadReply as exc:
+        return update | {
+            "grounded": False,
+            "resolves": False,
+            "feedback": f"the verifier could not check the answer ({exc})",
+        }
+    except ModelUnavailable as exc:
+        return update | {"model_error": str(exc)}
+    supported = {v.claim for v in verdict.claims if v.supported}
+    failing = [i for i in range(1, len(claims) + 1) if i not in supported]
+    feedback = (
+        "unsupported claims: " + "; ".join(claims[i - 1][0] for i in failing) if failing else ""
+    )
+    if not verdict.resolves_question:
+        feedback = (
+            feedback + "; " if feedback else ""
+        ) + "the answer does not resolve the question"
+    return update | {
+        "grounded": not failing,
+        "resolves": verdict.resolves_question,
+        "feedback": feedback,
+    }
+
+
+def _check_direct(state: CragState, deps: Deps, meter: Meter, reply: str) -> Update:
+    """A direct reply has no sources, so it may state no facts at all."""
+    messages = prompts.direct_check_messages(state["question"], reply)
+    try:
+        check = meter.ask("direct_check", deps.models.verifier, DirectCheck, messages, retries=1)
+    except BadReply as exc:
+        return {
+            "grounded": False,
+            "resolves": False,
+            "feedback": f"the verifier could not check the reply ({exc})",
+        }
+    except ModelUnavailable as exc:
+        return {"model_error": str(exc)}
+    if check.states_facts:
+        return {
+            "grounded": False,
+            "resolves": False,
+            "feedback": "a reply without sources must not state facts",
+        }
+    return {"grounded": True, "resolves": True, "feedback": ""}
+
+
+@traced_node("finalize")
+def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
+    """Publish the verified answer with the citations it actually uses."""
+    generation = state["generation"]
+    assert generation is not None
+    by_id = {d["id"]: d for d in relevant_documents(state)}
+    text = published_answer(generation)
+    citations = [
+        {
+            "n": n,
+            "id": (doc := by_id[generation["sources"][n - 1]])["id"],
+            "locator": doc["locator"],
+            "title": doc["title"],
+            "source_type": doc["source_type"],
+        }
+        for n in cited_numbers(generation, text)
+    ]
+    outcome = {
+        "status": "answered",
+        "answer": text,
+        "citations": citations,
+        "reason": None,
+        "detail": f"grounded answer via {state['route']}",
+    }
+    return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
+
+
+@traced_node("abstain")
+def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
+    """End the turn with an explicit abstention and its reason code."""
+    reason = abstain_reason(state)
+    tried = ", ".join(repr(q) for q in state.get("queries_tried", [])) or "none"
+    detail = {
+        "no_relevant_sources": "no source that answers the question was found",
+        "ungrounded": "the answer could not be verified against its sources",
+        "off_target": "the sources found do not resolve the question",
+        "budget_exhausted": "the model-call budget for this question ran out",
+        "model_unavailable": "the language model could not be reached",
+    }[reason]
+    extra = state.get("retrieval_error") or state.get("model_error") or state.get("feedback")
+    detail = f"{detail}; queries tried: {tried}" + (f"; {extra}" if extra else "")
+    outcome = {
+        "status": "abstained",
+        "answer": "",
+        "citations": [],
+        "reason": reason,
+        "detail": detail,
+    }
+    return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
+
+
+def _turn(question: str, outcome: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "question": question,
+        "status": outcome["status"],
+        "answer": outcome["answer"],
+        "citations": outcome["citations"],
+    }

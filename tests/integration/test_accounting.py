@@ -1,0 +1,163 @@
+"""Model-call accounting and the judges' failure policy, with scripted models."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from pipeline.accounting import calls_by_kind, worst_case_calls
+from pipeline.deps import Limits
+from pipeline.edges import spent
+from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.web_provider import web_result
+from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+
+pytestmark = pytest.mark.integration
+
+TORQUE_Q = "What torque does the rotor shaft fastener need?"
+TORQUE_ANSWER = answer("12 newton metres [1].", ("The fastener needs 12 newton metres.", [1]))
+NOT_JSON = "sorry, I cannot answer in JSON"
+
+
+@pytest.fixture
+def deps_for(es: Any, corpus_tenant: str, redactor: Any, settings: Any) -> Any:
+    def build(model: ScriptedChatModel, **kw: Any) -> Any:
+        return make_deps(
+            es, corpus_tenant, model, redactor, index_prefix=settings.index_prefix, **kw
+        )
+
+    return build
+
+
+def grader_failing_first(times: int, keyword: str = "newton metres") -> Any:
+    """Unparseable replies for the first ``times`` calls on each chunk, then a real grade."""
+    seen: Counter[str] = Counter()
+    grade = grade_by_keyword(keyword)
+
+    def reply(user: str) -> Any:
+        seen[user] += 1
+        return NOT_JSON if seen[user] <= times else grade(user)
+
+    return reply
+
+
+class TestJudgeFailurePolicy:
+    def test_grader_gets_one_retry(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grader_failing_first(1),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        k = len(state["documents"])
+        assert state["outcome"]["status"] == "answered"
+        assert calls_by_kind(state["calls"])["grader"] == 2 * k
+        assert [c["ok"] for c in state["calls"] if c["kind"] == "grader"].count(False) == k
+
+    def test_grader_unparseable_twice_counts_as_not_relevant(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grader_failing_first(99),
+                "rewriter": [
+                    {"query": "fastener torque value"},
+                    {"query": "rotor bolt tightening"},
+                ],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        assert state["outcome"]["reason"] == "no_relevant_sources"
+        assert all("invalid grader reply" in g["reason"] for g in state["graded"])
+
+    def test_verifier_unparseable_twice_fails_closed(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [NOT_JSON, NOT_JSON],
+            }
+        )
+        state = run_turn(deps_for(model, limits=Limits(max_generations=1)), TORQUE_Q)
+        assert state["outcome"]["status"] == "abstained"
+        assert state["outcome"]["reason"] == "ungrounded"
+        assert calls_by_kind(state["calls"])["verifier"] == 2
+
+    def test_verifier_retry_can_pass(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [NOT_JSON, verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        assert state["outcome"]["status"] == "answered"
+
+
+def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: Any) -> None:
+    """Every loop at its bound and every judge retried: exactly the formula's count."""
+    k, rewrites, w, generations = 2, 2, 2, 2
+    web_provider.set_results(
+        [
+            web_result(
+                f"https://example.org/{i}",
+                f"Page {i}",
+                f"WEBFACT {i}: the frobnicator rotor fastener takes 12 newton metres.",
+            )
+            for i in range(w)
+        ]
+    )
+    grade_index = grader_failing_first(99)
+    grade_web = grader_failing_first(1, keyword="WEBFACT")
+    model = ScriptedChatModel(
+        script={
+            "router": [route("vectorstore")],
+            "grader": lambda user: grade_web(user) if "WEBFACT" in user else grade_index(user),
+            "rewriter": [
+                {"query": "frobnicator rotor cover springs"},
+                {"query": "bolts grease parts catalogue"},
+            ],
+            "generator": [
+                answer("12 newton metres [1].", ("The rotor fastener takes 12 newton metres.", [1]))
+            ]
+            * generations,
+            "verifier": [NOT_JSON] * (2 * generations),
+        }
+    )
+    limits = Limits(
+        retrieve_k=k,
+        max_rewrites=rewrites,
+        web_results=w,
+        max_generations=generations,
+        max_model_calls=100,
+    )
+    state = run_turn(
+        deps_for(model, web_url=web_provider.url, limits=limits),
+        "frobnicator rotor maintenance safety",
+    )
+
+    assert state["outcome"]["reason"] == "ungrounded"
+    assert len(state["documents"]) == w  # the web round
+    assert spent(state) == worst_case_calls(k, rewrites, w, generations) == 25
+    assert calls_by_kind(state["calls"]) == {
+        "router": 1,
+        "grader": 16,
+        "rewriter": 2,
+        "generator": 2,
+        "verifier": 4,
+    }
+
+
+def test_default_budget_covers_the_worst_case() -> None:
+    limits = Limits()
+    worst = worst_case_calls(
+        limits.retrieve_k, limits.max_rewrites, limits.web_results, limits.max_generations
+    )
+    assert worst <= limits.max_model_calls
