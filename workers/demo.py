@@ -107,6 +107,8 @@ def _print_outcome(label: str, question: str, body: dict[str, Any], verified: bo
         f"model calls: {body['model_calls']}   latency: {body['latency_ms']} ms"
     )
     print(f"  path: {' → '.join(body.get('path', []))}")
+    kinds = ", ".join(f"{k} {n}" for k, n in body.get("calls_by_kind", {}).items())
+    print(f"  model calls by kind: {kinds or 'none'}")
     if body["status"] == "answered":
         print(f"  answer: {body['answer']}")
         for c in body["citations"]:
