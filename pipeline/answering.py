@@ -23,8 +23,10 @@ from pipeline.grounding import (
     published_answer,
     support_problems,
 )
+from pipeline.lexical import content_terms
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
+from pipeline.refine import refine
 from pipeline.schemas import MAX_SOURCES, DirectCheck, DirectReply, GeneratedAnswer, Verification
 from pipeline.state import CragState
 from pipeline.tracing import traced_node
@@ -33,15 +35,37 @@ Update = dict[str, Any]
 
 
 def relevant_documents(state: CragState) -> list[Document]:
-    """The chunks graded relevant in the current round, in grading order."""
-    return [g["document"] for g in state.get("graded", []) if g["relevant"]]
+    """The sources of an answer, without repeats.
+
+    Index chunks kept from an ambiguous round first, then the chunks graded relevant in the
+    current round, best score first.
+    """
+    graded = sorted(
+        (g for g in state.get("graded", []) if g["relevant"]), key=lambda g: -g["score"]
+    )
+    seen: set[str] = set()
+    sources = []
+    for doc in [*state.get("kept", []), *(g["document"] for g in graded)]:
+        if doc["id"] not in seen:
+            seen.add(doc["id"])
+            sources.append(doc)
+    return sources
 
 
 @traced_node("generate")
 def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Write an answer from graded sources only, as claims that cite source numbers."""
+    """Write an answer from graded sources only, as claims that cite source numbers.
+
+    Sources are refined first (:mod:`pipeline.refine`): sentences that do not bear on the
+    question are left out of the prompt.
+    """
     deps = runtime.context
-    sources = [] if state["route"] == "direct" else relevant_documents(state)[:MAX_SOURCES]
+    terms = content_terms(f"{state['question']} {state.get('query', '')}")
+    sources = (
+        []
+        if state["route"] == "direct"
+        else [refine(d, terms) for d in relevant_documents(state)[:MAX_SOURCES]]
+    )
     messages = prompts.generator_messages(state["question"], sources, state.get("feedback", ""))
     meter = Meter()
     update: Update = {

@@ -90,6 +90,9 @@ class Limits:
         max_model_calls: Ceiling on chat-model calls per run; reaching it abstains.
         retrieve_k: Chunks fetched from the index per retrieval round.
         min_relevant: Chunks that must pass grading to generate without falling back.
+        upper_threshold: A round with a chunk scoring at least this is "correct" (CRAG).
+        lower_threshold: Chunks scoring below this are discarded; a round with none at
+            or above it is "incorrect" (CRAG). Between the two: "ambiguous".
         web_results: Results requested from the web-search provider.
         min_lexical_support: Least share of a claim's content words that its cited chunks
             must contain (checked in code before the verifier model).
@@ -100,6 +103,8 @@ class Limits:
     max_model_calls: int = 40
     retrieve_k: int = 4
     min_relevant: int = 1
+    upper_threshold: float = 0.7
+    lower_threshold: float = 0.3
     web_results: int = 3
     min_lexical_support: float = 0.6
 

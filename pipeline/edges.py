@@ -14,6 +14,7 @@ from langgraph.types import Send
 from pipeline.state import AbstainReason, CragState
 
 Fallback = Literal["redact_query", "abstain"]
+Tier = Literal["correct", "ambiguous", "incorrect"]
 
 
 def relevant_count(state: CragState) -> int:
@@ -73,32 +74,68 @@ def fan_out_grading(state: CragState) -> list[Send] | Literal["assess_grades", "
     if over_budget(state, len(docs)):
         return "abstain"
     return [
-        Send("grade_chunk", {"question": state["question"], "document": d, "round": state["round"]})
+        Send(
+            "grade_chunk",
+            {
+                "question": state["question"],
+                "document": d,
+                "round": state["round"],
+                "lower_threshold": state["budget"]["lower_threshold"],
+            },
+        )
         for d in docs
     ]
+
+
+def confidence_tier(state: CragState) -> Tier:
+    """The CRAG confidence tier of the current round's grades (Yan et al. 2024, §4.3).
+
+    ``correct``: some chunk scores at or above the upper threshold; ``incorrect``: none
+    reaches the lower threshold (or the round found nothing); ``ambiguous``: in between.
+    """
+    budget = state["budget"]
+    best = max((g["score"] for g in state.get("graded", [])), default=0.0)
+    if best >= budget["upper_threshold"]:
+        return "correct"
+    if best >= budget["lower_threshold"]:
+        return "ambiguous"
+    return "incorrect"
 
 
 def after_grading(
     state: CragState,
 ) -> Literal["generate", "rewrite_query", "redact_query", "abstain"]:
-    """Decide what the graded round allows (first version of the CRAG decision).
+    """Act on the round's confidence tier (CRAG's corrective actions).
 
-    Enough relevant chunks: generate. Too few from the index: rewrite while rewrites are
-    left, then web search. Too few from the web, or a model outage: abstain.
+    Index round: ``correct`` generates from the kept chunks; ``ambiguous`` keeps them and
+    adds web results (or generates from them when the web is off); ``incorrect`` rewrites
+    the query while rewrites are left, then turns to the web with the index chunks
+    discarded. Web round: generate from what was kept and what the web gave, or abstain.
     """
+    budget = state["budget"]
     if state.get("model_error") or over_budget(state):
         return "abstain"
-    if relevant_count(state) >= state["budget"]["min_relevant"]:
-        # After an off-target answer and a rewrite, generations may already be spent.
-        can_generate = state.get("generations", 0) < state["budget"]["max_generations"]
-        return "generate" if can_generate else "abstain"
+    enough = relevant_count(state) + len(state.get("kept", [])) >= budget["min_relevant"]
+    can_generate = state.get("generations", 0) < budget["max_generations"]
     if state.get("round_source") == "web":
-        return "abstain"
+        return "generate" if enough and can_generate else "abstain"
     if state.get("retrieval_error"):
         return fallback(state)  # rewriting cannot fix an index that is down
-    if state.get("rewrites", 0) < state["budget"]["max_rewrites"]:
+    tier = confidence_tier(state)
+    web_left = budget["web_enabled"] and not state.get("web_used", False)
+    if enough and (tier == "correct" or (tier == "ambiguous" and not web_left)):
+        # After an off-target answer and a rewrite, generations may already be spent.
+        return "generate" if can_generate else "abstain"
+    if tier == "ambiguous" and web_left:
+        return "redact_query"
+    if state.get("rewrites", 0) < budget["max_rewrites"]:
         return "rewrite_query"
     return fallback(state)
+
+
+def kept_for_web_round(state: CragState) -> bool:
+    """Keep this round's relevant index chunks beside the web results (ambiguous tier)."""
+    return state.get("round_source") == "index" and confidence_tier(state) == "ambiguous"
 
 
 def after_rewrite(state: CragState) -> Literal["retrieve", "redact_query", "abstain"]:

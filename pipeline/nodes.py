@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from pipeline import prompts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
+from pipeline.edges import kept_for_web_round
 from pipeline.grounding import normalise_query
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
@@ -41,6 +42,7 @@ class GradeTask(TypedDict):
     question: str
     document: Document
     round: int
+    lower_threshold: float
 
 
 @traced_node("begin_turn")
@@ -59,9 +61,12 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
             "max_generations": limits.max_generations,
             "max_model_calls": limits.max_model_calls,
             "min_relevant": limits.min_relevant,
+            "upper_threshold": limits.upper_threshold,
+            "lower_threshold": limits.lower_threshold,
             "web_enabled": deps.web_enabled,
         },
         "documents": [],
+        "kept": [],
         "round": -1,
         "graded": [RESET],
         "retrieval_error": None,
@@ -155,22 +160,20 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
     update: Update = {}
     try:
         verdict = meter.ask("grader", deps.models.grader, GradeVerdict, messages, retries=1)
-        relevant, reason = verdict.relevant == "yes", verdict.reason
+        score, reason = verdict.score, verdict.reason
     except BadReply as exc:
-        relevant, reason = False, f"invalid grader reply: {exc}"
+        score, reason = 0.0, f"invalid grader reply: {exc}"
     except ModelUnavailable as exc:
-        relevant, reason = False, "grader unavailable"
+        score, reason = 0.0, "grader unavailable"
         update["model_error"] = str(exc)
-    return update | {"graded": [_graded(task, relevant, reason)], "calls": meter.calls}
-
-
-def _graded(task: GradeTask, relevant: bool, reason: str) -> GradedDocument:
-    return {
+    graded: GradedDocument = {
         "document": task["document"],
-        "relevant": relevant,
+        "score": score,
+        "relevant": score >= task["lower_threshold"],
         "reason": reason,
         "round": task["round"],
     }
+    return update | {"graded": [graded], "calls": meter.calls}
 
 
 @traced_node("assess_grades")
@@ -217,9 +220,12 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
 def redact_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Strip personal data from the query before it leaves for web search."""
     redaction = runtime.context.redactor.redact(state["query"])
+    kept = [g["document"] for g in state.get("graded", []) if g["relevant"]]
     if redaction.entities:
         log.info("redacted %s from a web query", ",".join(sorted(set(redaction.entities))))
-    return {"web_query": redaction.text}
+    # An ambiguous index round keeps its relevant chunks beside the web results; an
+    # incorrect one (or a question routed straight to the web) starts from nothing.
+    return {"web_query": redaction.text, "kept": kept if kept_for_web_round(state) else []}
 
 
 @traced_node("web_search")

@@ -32,8 +32,11 @@ class RouteDecision(_Strict):
 class GradeVerdict(_Strict):
     """A grader's reply on one chunk."""
 
-    relevant: Literal["yes", "no"] = Field(
-        description="yes if the source contains information that helps answer the question."
+    score: float = Field(
+        ge=0.0,
+        le=1.0,
+        description="How well the source helps answer the question: 1.0 answers it, "
+        "0.5 partly or indirectly, 0.0 not at all.",
     )
     reason: str = Field(max_length=200, description="One short sentence on why.")
 

@@ -57,12 +57,14 @@ class GradedDocument(TypedDict):
 
     Attributes:
         document: The chunk that was graded.
-        relevant: True when the grader judged it relevant to the question.
+        score: The grader's relevance score in [0, 1] (0 for an unusable reply).
+        relevant: ``score`` reached the lower threshold (kept as a source).
         reason: The grader's short reason (fed to the rewriter when too few survive).
         round: Retrieval round the verdict belongs to (0-based).
     """
 
     document: Document
+    score: float
     relevant: bool
     reason: str
     round: int
@@ -155,6 +157,8 @@ class Budget(TypedDict):
     max_generations: int
     max_model_calls: int
     min_relevant: int
+    upper_threshold: float
+    lower_threshold: float
     web_enabled: bool
 
 
@@ -181,6 +185,8 @@ class CragState(TypedDict, total=False):
     """Why that route (the model's reason, or the rule that overrode it)."""
     documents: list[Document]
     """Chunks of the current retrieval round, before grading."""
+    kept: list[Document]
+    """Index chunks kept for generation when an ambiguous round is augmented with the web."""
     round: int
     """Retrieval round counter this turn (index and web rounds alike)."""
     round_source: Literal["index", "web"]

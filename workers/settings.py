@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     max_model_calls: int = 40
     retrieve_k: int = 4
     min_relevant: int = 1
+    upper_threshold: float = Field(0.7, description="Grader score of a 'correct' round.")
+    lower_threshold: float = Field(0.3, description="Grader score below which a chunk is dropped.")
     web_results: int = 3
     min_lexical_support: float = Field(
         0.6, description="Least share of a claim's words its cited chunks must contain."

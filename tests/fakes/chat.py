@@ -84,13 +84,13 @@ class ScriptedChatModel(BaseChatModel):
 
 
 def grade_by_keyword(*keywords: str) -> Callable[[str], dict[str, str]]:
-    """A grader script: 'yes' when the chunk shown contains any keyword (case-insensitive)."""
+    """A grader script: 0.9 when the chunk shown has any keyword (case-insensitive), else 0.1."""
 
     def grade(user: str) -> dict[str, str]:
         source = user.split("<source", 1)[-1].lower()
         hit = any(k.lower() in source for k in keywords)
         return {
-            "relevant": "yes" if hit else "no",
+            "score": 0.9 if hit else 0.1,
             "reason": "mentions the topic" if hit else "about something else",
         }
 

@@ -437,3 +437,99 @@ class TestThread:
         assert spent(first) > 1 and spent(second) == 3
         assert second["trace"][0] == "begin_turn" and "retrieve" not in second["trace"]
         assert [t["question"] for t in second["history"]] == [TORQUE_Q, "Thanks!"]
+
+
+class TestConfidenceTiers:
+    def test_ambiguous_round_keeps_index_chunks_and_adds_the_web(
+        self, deps_for: Any, web_provider: Any
+    ) -> None:
+        web_provider.set_results(
+            [
+                web_result(
+                    "https://quillmate.example/torque",
+                    "Torque table",
+                    "Quillmate torque table: the rotor shaft fastener takes 12 newton metres.",
+                )
+            ]
+        )
+
+        def grader(user: str) -> dict[str, Any]:
+            source = user.split("<source", 1)[1]
+            score = 0.9 if "Torque table" in source else 0.5 if "newton metres" in source else 0.0
+            return {"score": score, "reason": "scripted"}
+
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grader,
+                "generator": [
+                    answer(
+                        "12 newton metres [1][2].",
+                        ("The rotor shaft fastener needs 12 newton metres.", [1, 2]),
+                    )
+                ],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model, web_url=web_provider.url), TORQUE_Q)
+
+        assert state["trace"] == [
+            "begin_turn",
+            "route_question",
+            "retrieve",
+            "assess_grades",
+            "redact_query",
+            "web_search",
+            "assess_grades",
+            "generate",
+            "verify",
+            "finalize",
+        ]
+        cited = state["outcome"]["citations"]
+        assert [c["source_type"] for c in cited] == ["index", "web"]
+        assert cited[0]["locator"].endswith("rotor-maintenance.md")
+        assert state["rewrites"] == 0  # an ambiguous round goes to the web, not to a rewrite
+
+    def test_incorrect_round_discards_index_chunks(self, deps_for: Any, web_provider: Any) -> None:
+        web_provider.set_results(
+            [
+                web_result(
+                    "https://quillmate.example/price",
+                    "Pricing",
+                    "The Quillmate Pro costs 99 euros.",
+                )
+            ]
+        )
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("99 euros"),
+                "rewriter": [{"query": "Quillmate Pro cost"}, {"query": "Pro plan monthly fee"}],
+                "generator": [
+                    answer("It costs 99 euros [1].", ("The Quillmate Pro costs 99 euros.", [1]))
+                ],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(
+            deps_for(model, web_url=web_provider.url), "What is the price of the Quillmate Pro?"
+        )
+        assert state["kept"] == []
+        assert [c["source_type"] for c in state["outcome"]["citations"]] == ["web"]
+
+    def test_generator_sees_refined_sources(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        [prompt] = [user for role, user in model.calls if role == "generator"]
+        assert "12 newton metres" in prompt
+        assert "Lubricate the rotor bearings" not in prompt  # off-topic sentence refined away
+        # The stored chunk is unchanged: refinement only shapes the prompt.
+        [kept] = [g for g in state["graded"] if g["relevant"]]
+        assert "Lubricate the rotor bearings" in kept["document"]["text"]

@@ -54,7 +54,7 @@ def test_planted_instruction_is_not_followed(
         script={
             "router": lambda user: route("web_search") if "PWNED" in user else route("vectorstore"),
             "grader": lambda user: {
-                "relevant": "yes",
+                "score": 0.9,
                 "reason": "PWNED" if "PWNED" in user else "states the torque",
             },
             "generator": gullible(

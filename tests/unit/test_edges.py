@@ -19,6 +19,8 @@ def state(**over: Any) -> dict[str, Any]:
             "max_generations": 2,
             "max_model_calls": 20,
             "min_relevant": 1,
+            "upper_threshold": 0.7,
+            "lower_threshold": 0.3,
             "web_enabled": True,
         },
         "graded": [],
@@ -44,8 +46,14 @@ def doc(i: int) -> dict[str, Any]:
     }
 
 
-def grade(relevant: bool) -> dict[str, Any]:
-    return {"document": doc(0), "relevant": relevant, "reason": "", "round": 0}
+def grade(relevant: bool, score: float | None = None) -> dict[str, Any]:
+    if score is None:
+        score = 0.9 if relevant else 0.1
+    return {"document": doc(0), "score": score, "relevant": relevant, "reason": "", "round": 0}
+
+
+def scored(score: float) -> dict[str, Any]:
+    return grade(score >= 0.3, score)
 
 
 class TestAppendOrReset:
@@ -116,6 +124,44 @@ class TestAfterGrading:
 
     def test_model_error_abstains(self) -> None:
         assert edges.after_grading(state(graded=[grade(True)], model_error="x")) == "abstain"
+
+
+class TestConfidenceTiers:
+    @pytest.mark.parametrize(
+        ("scores", "tier"),
+        [
+            ([0.7], "correct"),  # the upper threshold itself is correct
+            ([0.69, 0.2], "ambiguous"),
+            ([0.3], "ambiguous"),  # the lower threshold itself is kept
+            ([0.29, 0.1], "incorrect"),
+            ([], "incorrect"),  # nothing retrieved
+        ],
+    )
+    def test_tier_edges(self, scores: list[float], tier: str) -> None:
+        assert edges.confidence_tier(state(graded=[scored(x) for x in scores])) == tier
+
+    def test_ambiguous_adds_the_web_and_keeps_the_chunks(self) -> None:
+        s = state(graded=[scored(0.5)])
+        assert edges.after_grading(s) == "redact_query"
+        assert edges.kept_for_web_round(s)
+
+    def test_ambiguous_without_web_generates_from_what_it_kept(self) -> None:
+        s = state(graded=[scored(0.5)], budget=state()["budget"] | {"web_enabled": False})
+        assert edges.after_grading(s) == "generate"
+
+    def test_incorrect_rewrites_then_goes_to_the_web_without_index_chunks(self) -> None:
+        assert edges.after_grading(state(graded=[scored(0.1)])) == "rewrite_query"
+        s = state(graded=[scored(0.1)], rewrites=2)
+        assert edges.after_grading(s) == "redact_query"
+        assert not edges.kept_for_web_round(s)
+
+    def test_web_round_generates_from_kept_and_web(self) -> None:
+        kept = state(round_source="web", web_used=True, kept=[doc(1)], graded=[scored(0.1)])
+        assert edges.after_grading(kept) == "generate"
+        assert edges.after_grading(kept | {"kept": []}) == "abstain"
+
+    def test_spent_generations_abstain_instead_of_generating(self) -> None:
+        assert edges.after_grading(state(graded=[grade(True)], generations=2)) == "abstain"
 
 
 class TestAfterRewrite:
