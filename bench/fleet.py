@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.app import app as celery_app
@@ -62,6 +62,7 @@ def main() -> None:
                 "12 newton metres [1].", ("It needs 12 newton metres.", [1])
             ),
             "verifier": lambda _: verdict(True),
+            "condenser": echo_condenser,
         }
     )
     with FakeOpenAIServer(model) as llm:

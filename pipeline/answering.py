@@ -28,7 +28,7 @@ from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.refine import refine
 from pipeline.schemas import MAX_SOURCES, DirectCheck, DirectReply, GeneratedAnswer, Verification
-from pipeline.state import CragState
+from pipeline.state import CragState, asked
 from pipeline.tracing import traced_node
 
 Update = dict[str, Any]
@@ -60,13 +60,13 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     question are left out of the prompt.
     """
     deps = runtime.context
-    terms = content_terms(f"{state['question']} {state.get('query', '')}")
+    terms = content_terms(f"{asked(state)} {state.get('query', '')}")
     sources = (
         []
         if state["route"] == "direct"
         else [refine(d, terms) for d in relevant_documents(state)[:MAX_SOURCES]]
     )
-    messages = prompts.generator_messages(state["question"], sources, state.get("feedback", ""))
+    messages = prompts.generator_messages(asked(state), sources, state.get("feedback", ""))
     meter = Meter()
     update: Update = {
         "generations": state["generations"] + 1,
@@ -131,7 +131,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     claims = [
         (c["text"], cited_sources(c, generation["sources"], by_id)) for c in generation["claims"]
     ]
-    messages = prompts.verifier_messages(state["question"], generation["answer"], claims)
+    messages = prompts.verifier_messages(asked(state), generation["answer"], claims)
     try:
         verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)
     except BadReply as exc:

@@ -94,6 +94,8 @@ class Limits:
         lower_threshold: Chunks scoring below this are discarded; a round with none at
             or above it is "incorrect" (CRAG). Between the two: "ambiguous".
         web_results: Results requested from the web-search provider.
+        context_window_tokens: The smallest context window in the model chain, tokens;
+            the thread's history is trimmed to fit a share of it.
         min_lexical_support: Least share of a claim's content words that its cited chunks
             must contain (checked in code before the verifier model).
     """
@@ -107,6 +109,7 @@ class Limits:
     lower_threshold: float = 0.3
     web_results: int = 3
     min_lexical_support: float = 0.6
+    context_window_tokens: int = 8192
 
 
 @dataclass(frozen=True)

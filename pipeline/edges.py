@@ -11,7 +11,7 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from pipeline.state import AbstainReason, CragState
+from pipeline.state import AbstainReason, CragState, asked
 
 Fallback = Literal["redact_query", "abstain"]
 Tier = Literal["correct", "ambiguous", "incorrect"]
@@ -37,6 +37,11 @@ def fallback(state: CragState) -> Fallback:
     if state["budget"]["web_enabled"] and not state.get("web_used", False):
         return "redact_query"
     return "abstain"
+
+
+def after_begin(state: CragState) -> Literal["condense_question", "route_question"]:
+    """A turn on a thread with history condenses the message into a standalone question."""
+    return "condense_question" if state.get("history") else "route_question"
 
 
 def after_route(
@@ -77,7 +82,7 @@ def fan_out_grading(state: CragState) -> list[Send] | Literal["assess_grades", "
         Send(
             "grade_chunk",
             {
-                "question": state["question"],
+                "question": asked(state),
                 "document": d,
                 "round": state["round"],
                 "lower_threshold": state["budget"]["lower_threshold"],

@@ -39,6 +39,7 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Any:
     """
     builder = StateGraph(CragState, context_schema=Deps, input_schema=TurnInput)
     builder.add_node("begin_turn", nodes.begin_turn)
+    builder.add_node("condense_question", nodes.condense_question)
     builder.add_node("route_question", nodes.route_question)
     builder.add_node("retrieve", nodes.retrieve)
     builder.add_node("grade_chunk", nodes.grade_chunk)
@@ -52,7 +53,8 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Any:
     builder.add_node("abstain", answering.abstain)
 
     builder.add_edge(START, "begin_turn")
-    builder.add_edge("begin_turn", "route_question")
+    builder.add_conditional_edges("begin_turn", edges.after_begin)
+    builder.add_edge("condense_question", "route_question")
     builder.add_conditional_edges("route_question", edges.after_route)
     builder.add_conditional_edges(
         "retrieve", edges.fan_out_grading, ["grade_chunk", "assess_grades", "abstain"]

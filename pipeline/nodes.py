@@ -23,11 +23,12 @@ from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
 from pipeline.edges import kept_for_web_round
 from pipeline.grounding import normalise_query
+from pipeline.history import history_budget, render_history
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.rules import asks_about_recent_events, is_small_talk
-from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision
-from pipeline.state import RESET, CragState, GradedDocument, Route
+from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
+from pipeline.state import RESET, CragState, GradedDocument, Route, asked
 from pipeline.tracing import traced_node
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
         raise ValueError("question is empty")
     return {
         "question": question,
+        "standalone": None,
         "query": question,
         "queries_tried": [],
         "budget": {
@@ -86,6 +88,29 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
 
 
+@traced_node("condense_question")
+def condense_question(state: CragState, runtime: Runtime[Deps]) -> Update:
+    """Rewrite a follow-up as a standalone question, from the thread's earlier turns.
+
+    The history shown is trimmed to fit the smallest context window in the model chain
+    (:mod:`pipeline.history`). If the condenser fails, the message is used as it is.
+    """
+    deps = runtime.context
+    meter = Meter()
+    history = render_history(
+        state.get("history", []), history_budget(deps.limits.context_window_tokens)
+    )
+    messages = prompts.condenser_messages(history, state["question"])
+    try:
+        standalone = meter.ask(
+            "condenser", deps.models.rewriter, StandaloneQuestion, messages
+        ).question.strip()
+    except (BadReply, ModelUnavailable) as exc:
+        log.warning("condenser failed, using the message as it is: %s", exc)
+        standalone = state["question"]
+    return {"standalone": standalone, "query": standalone, "calls": meter.calls}
+
+
 @traced_node("route_question")
 def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Ask the router for a route, then apply the hard rules, which win over the model.
@@ -100,7 +125,7 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     update: Update = {}
     try:
         decision = meter.ask(
-            "router", deps.models.router, RouteDecision, prompts.router_messages(state["question"])
+            "router", deps.models.router, RouteDecision, prompts.router_messages(asked(state))
         )
         route: Route = decision.route
         reason = decision.reason
@@ -110,7 +135,7 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
         route, reason = "vectorstore", f"router unavailable, defaulted: {exc}"
     if route == "direct" and not is_small_talk(state["question"]):
         route, reason = "vectorstore", "the direct route is only for small talk"
-    if route == "vectorstore" and deps.web_enabled and asks_about_recent_events(state["question"]):
+    if route == "vectorstore" and deps.web_enabled and asks_about_recent_events(asked(state)):
         route, reason = "web_search", "the question is about recent events"
     if route == "web_search" and not deps.web_enabled:
         route, reason = "vectorstore", "web search is off for this job"
@@ -193,7 +218,7 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     reasons = [g["reason"] for g in state.get("graded", []) if not g["relevant"]]
     if state.get("grounded") and not state.get("resolves"):
         reasons.insert(0, "the answer from these sources did not resolve the question")
-    messages = prompts.rewriter_messages(state["question"], state["queries_tried"], reasons)
+    messages = prompts.rewriter_messages(asked(state), state["queries_tried"], reasons)
     meter = Meter()
     update: Update = {
         "rewrites": state["rewrites"] + 1,

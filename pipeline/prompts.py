@@ -57,6 +57,13 @@ VERIFIER = (
     "answer actually answers the question. Reply with JSON. " + DATA_NOT_INSTRUCTIONS
 )
 
+CONDENSER = (
+    "You rewrite the user's latest message as a standalone question that can be understood "
+    "without the conversation: replace pronouns and references ('it', 'its default', 'that "
+    "one') with what they refer to. Keep it short. If it already stands alone, repeat it. "
+    "Reply with JSON."
+)
+
 DIRECT_CHECK = (
     "You check a chatbot reply that was written without any sources. Decide whether it "
     "states any fact (a name, number, date, definition or claim about the world). "
@@ -77,6 +84,14 @@ def format_source(n: int, doc: Document) -> str:
     title = _escape(neutralise(doc["title"])[0]).replace('"', "'")
     text = _escape(neutralise(doc["text"])[0])
     return f'<source n="{n}" title="{title}">\n{text}\n</source>'
+
+
+def condenser_messages(history: str, message: str) -> list[BaseMessage]:
+    """Prompt for turning a follow-up into a standalone question."""
+    return [
+        SystemMessage(CONDENSER),
+        HumanMessage(f"Conversation so far:\n{history}\n\nLatest message: {message}"),
+    ]
 
 
 def router_messages(question: str) -> list[BaseMessage]:

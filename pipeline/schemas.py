@@ -65,6 +65,12 @@ class GeneratedAnswer(_Strict):
     )
 
 
+class StandaloneQuestion(_Strict):
+    """The condenser's reply: a follow-up rewritten to make sense on its own."""
+
+    question: str = Field(min_length=2, max_length=400, description="The standalone question.")
+
+
 class DirectReply(_Strict):
     """The reply to a greeting or small talk: no sources, so no claims."""
 

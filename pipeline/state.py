@@ -172,7 +172,10 @@ class CragState(TypedDict, total=False):
     """The state of a corrective RAG run on one thread (every key optional until set)."""
 
     question: str
-    """The user's question, unchanged all turn: graders and the verifier judge against it."""
+    """The user's message, unchanged all turn."""
+    standalone: str | None
+    """A follow-up rewritten to stand alone using the thread's history (None: first turn or
+    the condenser failed); graders, generator and verifier judge against :func:`asked`."""
     budget: Budget
     """Limits of this turn (from :class:`pipeline.deps.Limits` and the job's options)."""
     query: str
@@ -223,3 +226,8 @@ class CragState(TypedDict, total=False):
     """Node path of this turn, with decisions (``"route:vectorstore"``)."""
     history: Annotated[list[Turn], append_or_reset]
     """Earlier turns on this thread."""
+
+
+def asked(state: CragState) -> str:
+    """The question the turn answers: the standalone form of a follow-up, else the message."""
+    return state.get("standalone") or state["question"]

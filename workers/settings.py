@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     upper_threshold: float = Field(0.7, description="Grader score of a 'correct' round.")
     lower_threshold: float = Field(0.3, description="Grader score below which a chunk is dropped.")
     web_results: int = 3
+    context_window_tokens: int = Field(
+        8192, description="Smallest context window in the model chain, tokens."
+    )
     min_lexical_support: float = Field(
         0.6, description="Least share of a claim's words its cited chunks must contain."
     )

@@ -29,6 +29,7 @@ ROLES = {
     prompts.DIRECT: "direct",
     prompts.VERIFIER: "verifier",
     prompts.DIRECT_CHECK: "direct_check",
+    prompts.CONDENSER: "condenser",
 }
 
 Reply = str | dict[str, Any] | Exception
@@ -95,3 +96,8 @@ def grade_by_keyword(*keywords: str) -> Callable[[str], dict[str, str]]:
         }
 
     return grade
+
+
+def echo_condenser(user: str) -> dict[str, str]:
+    """A condenser script that keeps the latest message as the standalone question."""
+    return {"question": user.rsplit("Latest message: ", 1)[-1].strip()}

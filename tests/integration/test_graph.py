@@ -414,29 +414,70 @@ class TestRedactionBeforeEgress:
         assert "PostgreSQL" in sent and state["web_query"] == sent
 
 
-class TestThread:
-    def test_second_turn_resets_counters_and_keeps_history(self, deps_for: Any) -> None:
+class TestConversation:
+    def test_three_turns_with_a_follow_up_that_needs_history(self, deps_for: Any) -> None:
         from langgraph.checkpoint.memory import InMemorySaver
 
         from pipeline.graph import build_graph
 
+        def condenser(user: str) -> dict[str, str]:
+            # Only resolvable with the history: "its bearings" are the rotor's.
+            assert "rotor shaft fastener" in user, "the condenser did not see turn 1"
+            message = user.rsplit("Latest message: ", 1)[-1].strip()
+            if message.startswith("And how often"):
+                return {"question": "How often should the rotor bearings be lubricated?"}
+            return {"question": message}
+
         model = ScriptedChatModel(
             script={
-                "router": [route("vectorstore"), route("direct")],
-                "grader": grade_by_keyword("newton metres"),
-                "generator": [TORQUE_ANSWER],
-                "verifier": [verdict(True)],
+                "router": [route("vectorstore"), route("vectorstore"), route("direct")],
+                "grader": grade_by_keyword("200 hours", "newton metres"),
+                "condenser": condenser,
+                "generator": [
+                    TORQUE_ANSWER,
+                    answer(
+                        "Every 200 hours [1].",
+                        ("Lubricate the rotor bearings every 200 hours.", [1]),
+                    ),
+                ],
+                "verifier": [verdict(True), verdict(True)],
                 "direct": [{"answer": "You are welcome!"}],
                 "direct_check": [{"states_facts": False}],
             }
         )
         graph = build_graph(InMemorySaver())
         first = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-1")
-        second = run_turn(deps_for(model), "Thanks!", graph=graph, thread_id="th-1")
+        second = run_turn(
+            deps_for(model),
+            "And how often should its bearings be greased?",
+            graph=graph,
+            thread_id="th-1",
+        )
+        third = run_turn(deps_for(model), "Thanks!", graph=graph, thread_id="th-1")
 
-        assert spent(first) > 1 and spent(second) == 3
-        assert second["trace"][0] == "begin_turn" and "retrieve" not in second["trace"]
-        assert [t["question"] for t in second["history"]] == [TORQUE_Q, "Thanks!"]
+        assert first["trace"][:2] == ["begin_turn", "route_question"]  # no history yet
+        assert second["trace"][:3] == ["begin_turn", "condense_question", "route_question"]
+        assert second["standalone"] == "How often should the rotor bearings be lubricated?"
+        assert second["queries_tried"][0] == second["standalone"]
+        assert second["outcome"]["status"] == "answered"
+        assert second["outcome"]["citations"][0]["locator"].endswith("rotor-maintenance.md")
+        # The graders judged against the standalone question, not the bare follow-up.
+        grader_prompts = [u for r, u in model.calls if r == "grader"]
+        assert any("rotor bearings be lubricated" in u for u in grader_prompts)
+        assert third["outcome"]["status"] == "answered" and third["route"] == "direct"
+        assert [t["question"] for t in third["history"]] == [
+            TORQUE_Q,
+            "And how often should its bearings be greased?",
+            "Thanks!",
+        ]
+        # Counters are per turn.
+        assert (third["rewrites"], third["generations"]) == (0, 1)
+        assert calls_by_kind(third["calls"]) == {
+            "condenser": 1,
+            "router": 1,
+            "generator": 1,
+            "direct_check": 1,
+        }
 
 
 class TestConfidenceTiers:

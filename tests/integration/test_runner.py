@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from pipeline.deps import Models
-from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.jobs import new_job
 from workers.resources import Resources
@@ -44,6 +44,7 @@ def resources(settings: Any, migrated_db: str, corpus_tenant: str) -> Iterator[R
                 "12 newton metres [1].", ("The fastener needs 12 newton metres.", [1])
             ),
             "verifier": lambda _: verdict(True),
+            "condenser": echo_condenser,
         }
     )
     res = Resources.create(settings, models=Models.single(model))

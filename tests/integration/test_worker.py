@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.app import ANSWER_TASK
@@ -56,6 +56,7 @@ def llm() -> Iterator[FakeOpenAIServer]:
             "grader": grade_by_keyword("newton metres"),
             "generator": generator,
             "verifier": lambda _: verdict(True),
+            "condenser": echo_condenser,
         }
     )
     with FakeOpenAIServer(model) as server:
