@@ -23,6 +23,7 @@ from pipeline.grounding import (
     published_answer,
     support_problems,
 )
+from pipeline.history import earlier_answer
 from pipeline.lexical import content_terms
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
@@ -203,6 +204,24 @@ def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
         "citations": citations,
         "reason": None,
         "detail": f"grounded answer via {state['route']}",
+    }
+    return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
+
+
+@traced_node("recall_answer")
+def recall_answer(state: CragState, runtime: Runtime[Deps]) -> Update:
+    """Answer a question asked before in this thread with its earlier answer and citations.
+
+    No model call: the answer was verified when it was first given.
+    """
+    earlier = earlier_answer(state.get("history", []), asked(state))
+    assert earlier is not None  # route_question chose "history" because it exists
+    outcome = {
+        "status": "answered",
+        "answer": earlier["answer"],
+        "citations": earlier["citations"],
+        "reason": None,
+        "detail": "answered earlier in this thread",
     }
     return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
 

@@ -46,7 +46,7 @@ def after_begin(state: CragState) -> Literal["condense_question", "route_questio
 
 def after_route(
     state: CragState,
-) -> Literal["retrieve", "redact_query", "generate", "abstain"]:
+) -> Literal["retrieve", "redact_query", "generate", "recall_answer", "abstain"]:
     """Follow the (rule-checked) route.
 
     Raises:
@@ -59,6 +59,8 @@ def after_route(
             return "redact_query"
         case "direct":
             return "abstain" if over_budget(state) else "generate"
+        case "history":
+            return "recall_answer"
         case "none":
             return "abstain"
         case other:

@@ -50,6 +50,7 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Any:
     builder.add_node("generate", answering.generate)
     builder.add_node("verify", answering.verify)
     builder.add_node("finalize", answering.finalize)
+    builder.add_node("recall_answer", answering.recall_answer)
     builder.add_node("abstain", answering.abstain)
 
     builder.add_edge(START, "begin_turn")
@@ -69,5 +70,6 @@ def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> Any:
     builder.add_conditional_edges("generate", edges.after_generate)
     builder.add_conditional_edges("verify", edges.after_verify)
     builder.add_edge("finalize", END)
+    builder.add_edge("recall_answer", END)
     builder.add_edge("abstain", END)
     return builder.compile(checkpointer=checkpointer, name="crag")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pipeline.grounding import normalise_query
 from pipeline.state import Turn
 
 CHARS_PER_TOKEN = 4
@@ -73,3 +74,12 @@ def render_history(turns: Sequence[Turn], budget_chars: int) -> str:
         parts.append("Earlier in this conversation:\n" + "\n".join(summaries))
     parts.extend(whole)
     return "\n".join(parts)[:budget_chars]
+
+
+def earlier_answer(turns: Sequence[Turn], question: str) -> Turn | None:
+    """The latest answered turn that asked the same question (normalised), if any."""
+    wanted = normalise_query(question)
+    for turn in reversed(turns):
+        if turn["status"] == "answered" and normalise_query(turn["question"]) == wanted:
+            return turn
+    return None

@@ -23,7 +23,7 @@ from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
 from pipeline.edges import kept_for_web_round
 from pipeline.grounding import normalise_query
-from pipeline.history import history_budget, render_history
+from pipeline.history import earlier_answer, history_budget, render_history
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.rules import asks_about_recent_events, is_small_talk
@@ -115,12 +115,16 @@ def condense_question(state: CragState, runtime: Runtime[Deps]) -> Update:
 def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Ask the router for a route, then apply the hard rules, which win over the model.
 
-    Rules (see :mod:`pipeline.rules`): an invalid reply means ``vectorstore``; ``direct``
+    Rules (see :mod:`pipeline.rules`): a question answered earlier in the thread is answered
+    from the history, without asking the router; an invalid reply means ``vectorstore``;
+    ``direct``
     only for small talk; questions about recent events go to the web when it is on; web is
     never chosen when it is off; an empty or unreachable index is never chosen (web instead
     when on, else ``none``).
     """
     deps = runtime.context
+    if earlier_answer(state.get("history", []), asked(state)) is not None:
+        return {"route": "history", "route_reason": "answered earlier in this thread"}
     meter = Meter()
     update: Update = {}
     try:

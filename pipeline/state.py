@@ -11,8 +11,10 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from pipeline.documents import Document
 
-Route = Literal["vectorstore", "web_search", "direct", "none"]
-"""Where the router sends a question; ``"none"`` when no source is available at all."""
+Route = Literal["vectorstore", "web_search", "direct", "history", "none"]
+"""Where a question goes. The router model picks among the first three; the rules in code
+may also choose ``"history"`` (answered earlier in the thread) or ``"none"`` (no source
+available at all)."""
 
 AbstainReason = Literal[
     "no_relevant_sources", "ungrounded", "off_target", "budget_exhausted", "model_unavailable"

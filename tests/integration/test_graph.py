@@ -13,7 +13,7 @@ import pytest
 from pipeline.accounting import calls_by_kind
 from pipeline.deps import Limits
 from pipeline.edges import spent
-from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
+from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.web_provider import web_result
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
 
@@ -478,6 +478,35 @@ class TestConversation:
             "generator": 1,
             "direct_check": 1,
         }
+
+    def test_a_question_answered_earlier_is_answered_from_history(self, deps_for: Any) -> None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from pipeline.graph import build_graph
+
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+                "condenser": echo_condenser,
+            }
+        )
+        graph = build_graph(InMemorySaver())
+        first = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-2")
+        again = run_turn(deps_for(model), TORQUE_Q.upper(), graph=graph, thread_id="th-2")
+
+        assert again["trace"] == [
+            "begin_turn",
+            "condense_question",
+            "route_question",
+            "recall_answer",
+        ]
+        assert again["route"] == "history"
+        assert again["outcome"]["citations"] == first["outcome"]["citations"]
+        assert again["outcome"]["answer"] == first["outcome"]["answer"]
+        assert calls_by_kind(again["calls"]) == {"condenser": 1}
 
 
 class TestConfidenceTiers:

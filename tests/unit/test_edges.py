@@ -76,6 +76,7 @@ class TestAfterRoute:
             ("vectorstore", "retrieve"),
             ("web_search", "redact_query"),
             ("direct", "generate"),
+            ("history", "recall_answer"),
             ("none", "abstain"),
         ],
     )
@@ -162,6 +163,12 @@ class TestConfidenceTiers:
 
     def test_spent_generations_abstain_instead_of_generating(self) -> None:
         assert edges.after_grading(state(graded=[grade(True)], generations=2)) == "abstain"
+
+
+class TestAfterBegin:
+    def test_history_means_condensing_first(self) -> None:
+        assert edges.after_begin(state()) == "route_question"
+        assert edges.after_begin(state(history=[{"question": "q"}])) == "condense_question"
 
 
 class TestAfterRewrite:
