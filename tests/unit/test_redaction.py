@@ -202,6 +202,17 @@ def _run_guarded(tmp_path: Path, *args: str) -> dict[str, Any]:
         "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
     }
     env.pop("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", None)
+    # With a proxy configured, a download would connect to the proxy, not to the suffix
+    # list's host, and the control test could not see which host was wanted.
+    for proxy in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
+        env.pop(proxy, None)
     completed = subprocess.run(
         [sys.executable, "-c", _GUARDED_SCRIPT, *args],
         cwd=REPO_ROOT,
