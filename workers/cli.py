@@ -197,8 +197,9 @@ def ask(
 def worker(
     concurrency: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
+    hostname: Annotated[str | None, typer.Option(help="Celery node name.")] = None,
 ) -> None:
-    """Run a Celery worker on the questions and deliveries queues."""
+    """Run a Celery worker on the questions and deliveries queues (CRAG_QUEUE, …)."""
     s = get_settings()
     argv = [
         sys.executable,
@@ -212,6 +213,7 @@ def worker(
         f"--loglevel={loglevel}",
         "--without-gossip",
         "--without-mingle",
+        *([f"--hostname={hostname}"] if hostname else []),
     ]
     os.execv(sys.executable, argv)
 
