@@ -7,6 +7,7 @@ documents its shape. The job body is the only argument of task ``crag.answer_que
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from celery import Celery
 
@@ -28,23 +29,21 @@ def enqueue(app: Celery, job: Job, queue: str) -> str:
 
 
 def ask(
-    app: Celery,
-    queue: str,
-    tenant_id: str,
-    thread_id: str,
-    question: str,
-    *,
-    webhook_url: str | None = None,
-    allow_web: bool = True,
-    job_id: str | None = None,
+    app: Celery, queue: str, tenant_id: str, thread_id: str, question: str, **options: Any
 ) -> Job:
     """Validate and enqueue a question; returns the job (its ``job_id`` is the idempotency key).
+
+    Args:
+        app: The Celery app.
+        queue: The questions queue.
+        tenant_id: Tenant id.
+        thread_id: Conversation thread id.
+        question: The question.
+        **options: ``webhook_url``, ``allow_web``, ``job_id`` (see :func:`~workers.jobs.new_job`).
 
     Raises:
         PermanentJobError: A field is invalid; nothing was enqueued.
     """
-    job = new_job(
-        tenant_id, thread_id, question, webhook_url=webhook_url, allow_web=allow_web, job_id=job_id
-    )
+    job = new_job(tenant_id, thread_id, question, **options)
     enqueue(app, job, queue)
     return job
