@@ -52,7 +52,7 @@ def main() -> None:
     tenant = f"bench-{uuid.uuid4().hex[:6]}"
     es = make_es_client(settings.elasticsearch_url)
     ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
-    ensure_tenant(tenant)
+    ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
     queue = f"crag.bench-{tenant}"
     model = ScriptedChatModel(
         script={

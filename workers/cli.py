@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -61,8 +62,13 @@ def describe_report(report: object) -> str:
     return "\n".join([line, *(f"  error: {why}" for why in r.errors.values()), *skipped])
 
 
-def ensure_tenant(tenant_id: str, secret: str | None = None) -> tuple[str, bool]:
+def ensure_tenant(
+    tenant_id: str, secret: str | None = None, allow_hosts: Sequence[str] = ()
+) -> tuple[str, bool]:
     """Register ``tenant_id`` if needed; returns (its webhook secret, created now).
+
+    ``allow_hosts`` are added to the tenant's webhook allowlist (hosts that may receive
+    outcomes over http or on non-public addresses, e.g. ``127.0.0.1`` for local work).
 
     Raises:
         ValueError: ``secret`` is malformed, or differs from the registered tenant's.
@@ -75,11 +81,10 @@ def ensure_tenant(tenant_id: str, secret: str | None = None) -> tuple[str, bool]
         check_secret(secret)
     with transaction(_sessions()) as session:
         existing = repo.get_tenant(session, tenant_id)
-        if existing is not None:
-            if secret is not None and secret != existing.webhook_secret:
-                raise ValueError(f"tenant {tenant_id!r} is already registered with another secret")
-            return existing.webhook_secret, False
-        return repo.add_tenant(session, tenant_id, secret or new_secret()).webhook_secret, True
+        if existing is not None and secret is not None and secret != existing.webhook_secret:
+            raise ValueError(f"tenant {tenant_id!r} is already registered with another secret")
+        tenant = repo.add_tenant(session, tenant_id, secret or new_secret(), allow_hosts)
+        return tenant.webhook_secret, existing is None
 
 
 @tenants_app.command("add")
@@ -88,13 +93,17 @@ def tenants_add(
     secret: Annotated[
         str | None, typer.Option(help="Webhook secret (whsec_…); generated when omitted.")
     ] = None,
+    allow_webhook_host: Annotated[
+        list[str] | None,
+        typer.Option(help="Host allowed to receive webhooks over http or on a private address."),
+    ] = None,
 ) -> None:
-    """Register a tenant and print its webhook secret."""
+    """Register a tenant (or extend its webhook allowlist) and print its webhook secret."""
     from corpus import validate_tenant_id
 
     try:
         validate_tenant_id(tenant)
-        value, created = ensure_tenant(tenant, secret)
+        value, created = ensure_tenant(tenant, secret, allow_webhook_host or ())
     except ValueError as exc:
         raise _fail(str(exc)) from exc
     typer.echo(

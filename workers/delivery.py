@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 from standardwebhooks.webhooks import Webhook
 
+from workers.webhook_policy import is_retryable, retry_after_s
+
 
 def check_secret(secret: str) -> None:
     """Raise ``ValueError`` unless ``secret`` is a usable Standard Webhooks secret.
@@ -70,13 +72,15 @@ def signed_headers(
 class Attempt:
     """The result of one POST: ``ok`` on 2xx; otherwise the status or the error.
 
-    ``permanent`` marks a failure no retry can fix (the tenant's secret cannot sign).
+    ``permanent`` marks a failure no retry can fix (a 4xx other than 408/429, or a secret
+    that cannot sign); ``retry_after_s`` is the receiver's ``Retry-After``, if it sent one.
     """
 
     ok: bool
     http_status: int | None
     error: str | None
     permanent: bool = False
+    retry_after_s: float | None = None
 
 
 def post_outcome(
@@ -106,6 +110,13 @@ def post_outcome(
         )
     except httpx.HTTPError as exc:
         return Attempt(False, None, f"{type(exc).__name__}: {exc}")
-    if 200 <= response.status_code < 300:
-        return Attempt(True, response.status_code, None)
-    return Attempt(False, response.status_code, f"HTTP {response.status_code}")
+    status = response.status_code
+    if 200 <= status < 300:
+        return Attempt(True, status, None)
+    return Attempt(
+        False,
+        status,
+        f"HTTP {status}",
+        permanent=not is_retryable(status),
+        retry_after_s=retry_after_s(response.headers.get("retry-after")),
+    )

@@ -65,12 +65,13 @@ class WebhookReceiver(_Server):
 
     Answers 204 when the signature verifies with ``secret`` and 401 otherwise (as the
     Standard Webhooks spec asks of consumers), except that the first ``fail_first``
-    deliveries get a 500, to exercise the sender's retries.
+    deliveries get ``fail_status`` (500), to exercise the sender's retries.
     """
 
-    def __init__(self, secret: str, fail_first: int = 0) -> None:
+    def __init__(self, secret: str, fail_first: int = 0, fail_status: int = 500) -> None:
         self.deliveries: list[Delivery] = []
         self.fail_first = fail_first
+        self.fail_status = fail_status
         verifier = Webhook(secret)
         arrived = self._arrived = threading.Condition()
         receiver = self
@@ -90,7 +91,7 @@ class WebhookReceiver(_Server):
                         Delivery(headers.get("webhook-id", ""), json.loads(raw), verified)
                     )
                     arrived.notify_all()
-                self.reply(500 if failing else 204 if verified else 401)
+                self.reply(receiver.fail_status if failing else 204 if verified else 401)
 
         super().__init__(Handler)
 

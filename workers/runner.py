@@ -24,6 +24,7 @@ from workers.errors import PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
 from workers.resources import Resources
+from workers.webhook_policy import webhook_url_problem
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("crag.workers")
@@ -41,17 +42,23 @@ def answer_job(job: Job, res: Resources) -> Result:
     """Answer ``job`` once; a job_id seen before returns its stored outcome.
 
     Raises:
-        PermanentJobError: The tenant is not registered, or the job_id was already used
-            for a different question or thread (an idempotency key must not be reused).
+        PermanentJobError: The tenant is not registered, the webhook URL is not allowed
+            (:mod:`workers.webhook_policy`), or the job_id was already used for a different
+            question or thread (an idempotency key must not be reused).
         LockTimeout: The thread stayed busy past ``lock_wait_s`` (retry later).
         LockLost: The lock was lost during the run; nothing was stored (retry later).
     """
     s = res.settings
     with transaction(res.sessions) as session:
-        if repo.get_tenant(session, job.tenant_id) is None:
+        tenant = repo.get_tenant(session, job.tenant_id)
+        if tenant is None:
             raise PermanentJobError(
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
+        if job.webhook_url is not None:
+            problem = webhook_url_problem(str(job.webhook_url), tenant.webhook_allowlist)
+            if problem:
+                raise PermanentJobError(problem, job_id=job.job_id, tenant_id=job.tenant_id)
         done = _finished(session, job)
     if done is not None:
         return Result(done, fresh=False)

@@ -199,4 +199,5 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
     if exhausted:
         log.error("webhook for job %s dead-lettered: %s", job_id, result.error)
         return {"status": "dead_letter", "reason": result.error}
-    raise self.retry(countdown=backoff(res, self.request.retries))
+    wait = max(backoff(res, self.request.retries), result.retry_after_s or 0)
+    raise self.retry(countdown=min(wait, res.settings.retry_backoff_max_s))

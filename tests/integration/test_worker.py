@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
+from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import answer, route, verdict
@@ -74,7 +75,7 @@ def fleet(
     """A worker process (2 slots) on queues private to this test module."""
     suffix = uuid.uuid4().hex[:8]
     queue, deliveries = f"crag.questions.test-{suffix}", f"crag.deliveries.test-{suffix}"
-    secret, _ = ensure_tenant(corpus_tenant)
+    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
     env |= {
         "CRAG_LLM_BASE_URL": llm.base_url,
@@ -441,3 +442,40 @@ def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
     assert bad_secret.exit_code == 2 and "starts with 'whsec_'" in bad_secret.output
     unknown = runner.invoke(cli, ["ask", "hello?", "--tenant", "nobody-here", "--thread", "t"])
     assert unknown.exit_code == 2 and "unknown tenant 'nobody-here'" in unknown.output
+
+
+def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: Any) -> None:
+    secret, _ = ensure_tenant(fleet["tenant"])
+    with WebhookReceiver(secret, fail_first=99, fail_status=404) as gone:
+        job = ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            f"th-{uuid.uuid4().hex[:8]}",
+            TORQUE_Q,
+            webhook_url=gone.url,
+        )
+        [only] = gone.wait_for(job.job_id)
+        rows = _eventually(lambda: _dead_letters_matching(sessions, job.job_id) or None)
+    assert only.body["status"] == "answered"
+    assert rows is not None and "failed 1 times, last: HTTP 404" in rows[0].reason
+    assert len(gone.wait_for(job.job_id, count=2, timeout_s=3)) == 1  # not retried
+
+
+def test_webhook_to_a_private_address_is_refused(fleet: dict[str, Any], settings: Any) -> None:
+    tenant = f"t-ssrf-{uuid.uuid4().hex[:6]}"
+    ensure_tenant(tenant)  # no allowlist
+    try:
+        job = ask(
+            celery_app,
+            fleet["queue"],
+            tenant,
+            "t",
+            TORQUE_Q,
+            webhook_url="http://127.0.0.1:59200/crag-pgdocs/_doc",
+        )
+        outcome = wait_for_outcome(settings, tenant, job.job_id, timeout_s=60)
+        assert outcome is not None and outcome["status"] == "dead_letter"
+        assert "webhook_url must use https" in outcome["reason"]
+    finally:
+        forget_tenant(settings, tenant)

@@ -23,6 +23,9 @@ class Tenant(Base):
 
     tenant_id: Mapped[str] = mapped_column(String(63), primary_key=True)
     webhook_secret: Mapped[str] = mapped_column(Text, doc="Standard Webhooks secret (whsec_…).")
+    webhook_allowlist: Mapped[list[str]] = mapped_column(
+        JsonB, default=list, doc="Webhook hosts allowed despite the https/public-address rules."
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

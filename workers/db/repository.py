@@ -24,13 +24,21 @@ def get_tenant(session: Session, tenant_id: str) -> Tenant | None:
     return session.get(Tenant, tenant_id)
 
 
-def add_tenant(session: Session, tenant_id: str, webhook_secret: str) -> Tenant:
-    """Register a tenant (no-op returning the existing row if it is already registered)."""
+def add_tenant(
+    session: Session, tenant_id: str, webhook_secret: str, allow_hosts: Sequence[str] = ()
+) -> Tenant:
+    """Register a tenant, or add ``allow_hosts`` to an existing one's webhook allowlist."""
     tenant = session.get(Tenant, tenant_id)
     if tenant is None:
-        tenant = Tenant(tenant_id=tenant_id, webhook_secret=webhook_secret)
+        tenant = Tenant(
+            tenant_id=tenant_id,
+            webhook_secret=webhook_secret,
+            webhook_allowlist=sorted(set(allow_hosts)),
+        )
         session.add(tenant)
-        session.flush()
+    elif not set(allow_hosts) <= set(tenant.webhook_allowlist):
+        tenant.webhook_allowlist = sorted({*tenant.webhook_allowlist, *allow_hosts})
+    session.flush()
     return tenant
 
 
