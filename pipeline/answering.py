@@ -29,10 +29,8 @@ from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.refine import refine
 from pipeline.schemas import MAX_SOURCES, DirectCheck, DirectReply, GeneratedAnswer, Verification
-from pipeline.state import CragState, asked
+from pipeline.state import CragState, Update, asked
 from pipeline.tracing import traced_node
-
-Update = dict[str, Any]
 
 
 def relevant_documents(state: CragState) -> list[Document]:

@@ -12,11 +12,10 @@ both handled states that end in an explicit abstention rather than a silent bad 
 from __future__ import annotations
 
 import logging
-from typing import Any, TypedDict, TypeVar
+from typing import TypedDict
 
 from langgraph.runtime import Runtime
 from opentelemetry import trace
-from pydantic import BaseModel
 
 from pipeline import prompts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
@@ -28,13 +27,10 @@ from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.rules import asks_about_recent_events, is_small_talk
 from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
-from pipeline.state import RESET, CragState, GradedDocument, Route, asked
+from pipeline.state import RESET, CragState, GradedDocument, Route, Update, asked
 from pipeline.tracing import traced_node
 
 log = logging.getLogger(__name__)
-
-M = TypeVar("M", bound=BaseModel)
-Update = dict[str, Any]
 
 
 class GradeTask(TypedDict):

@@ -21,6 +21,9 @@ AbstainReason = Literal[
 ]
 """Reason codes of an abstention."""
 
+Update = dict[str, Any]
+"""A node's partial state update."""
+
 RESET = "__reset__"
 """First element of an update that clears a list channel before appending the rest."""
 
