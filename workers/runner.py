@@ -155,19 +155,22 @@ def outcome_body(
     )
 
 
-def record_failure(job: Job, res: Resources, reason: str) -> OutcomeRecord | None:
+def record_failure(
+    job: Job, res: Resources, detail: str, reason: str = "internal_error"
+) -> OutcomeRecord | None:
     """Store a ``failed`` outcome so the caller still gets a response.
 
-    Used for a job the fleet could not answer (a bug, or retries exhausted). Returns
-    ``None`` if the job already has an outcome.
+    Used for a job the fleet could not answer: ``reason`` is ``internal_error`` (a bug) or
+    ``retries_exhausted`` (a service or the thread stayed unavailable). Returns ``None`` if
+    the job already has an outcome.
     """
     body = OutcomeBody(
         job_id=job.job_id,
         tenant_id=job.tenant_id,
         thread_id=job.thread_id,
         status="failed",
-        reason="internal_error",
-        detail=reason,
+        reason=reason,
+        detail=detail,
     )
     with transaction(res.sessions) as session:
         if repo.get_outcome(session, job.tenant_id, job.job_id) is not None:

@@ -90,6 +90,7 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
             job,
             body,
             f"gave up after {self.request.retries} retries: {exc}",
+            "retries_exhausted",
         )
     except Exception as exc:
         if job is not None:  # a bug: the caller still gets a response, and we get the trace
@@ -112,10 +113,12 @@ def _retrying(self: Task, res: Resources, fn: Any, *args: Any) -> Any:
         raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
 
 
-def give_up(res: Resources, job: Job, body: Any, reason: str) -> dict[str, Any]:
+def give_up(
+    res: Resources, job: Job, body: Any, detail: str, reason: str = "internal_error"
+) -> dict[str, Any]:
     """Store a ``failed`` outcome, dead-letter the job and deliver the outcome."""
-    record_failure(job, res, reason)
-    result = dead_letter(res, "job", reason, body, job.tenant_id, job.job_id)
+    record_failure(job, res, detail, reason)
+    result = dead_letter(res, "job", detail, body, job.tenant_id, job.job_id)
     _deliver_if_due(job.tenant_id, job.job_id, res)
     return result
 

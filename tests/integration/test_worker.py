@@ -33,6 +33,7 @@ from workers.db.models import DeadLetter, JobRecord, OutcomeRecord
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask
 from workers.jobs import webhook_id
+from workers.lock import lock_name
 from workers.waiting import wait_for_outcome
 
 pytestmark = pytest.mark.integration
@@ -83,6 +84,8 @@ def fleet(
         "CRAG_DELIVERY_QUEUE": deliveries,
         "CRAG_RETRY_BACKOFF_S": "1",
         "CRAG_WEBHOOK_MAX_ATTEMPTS": "3",
+        "CRAG_LOCK_WAIT_S": "5",
+        "CRAG_JOB_MAX_RETRIES": "2",
     }
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     with log.open("w") as out:
@@ -479,3 +482,26 @@ def test_webhook_to_a_private_address_is_refused(fleet: dict[str, Any], settings
         assert "webhook_url must use https" in outcome["reason"]
     finally:
         forget_tenant(settings, tenant)
+
+
+def test_a_thread_busy_past_every_retry_fails_with_its_reason(
+    fleet: dict[str, Any], redis_client: Any
+) -> None:
+    thread = f"th-busy-{uuid.uuid4().hex[:8]}"
+    lock = redis_client.lock(lock_name(fleet["tenant"], thread), timeout=120)
+    assert lock.acquire(blocking=False)
+    try:
+        job = ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            thread,
+            TORQUE_Q,
+            webhook_url=fleet["sink"].url,
+        )
+        [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=90)
+    finally:
+        lock.release()
+    body = delivery.body
+    assert body["status"] == "failed" and body["reason"] == "retries_exhausted"
+    assert "gave up after 2 retries" in body["detail"] and "busy" in body["detail"]
