@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Collection, Mapping
 
 from pipeline.documents import Document
-from pipeline.lexical import numbers, support_ratio
+from pipeline.lexical import is_degenerate, numbers, support_ratio
 from pipeline.state import Claim, Generation
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -33,6 +33,8 @@ def citation_problems(
     """
     if not generation["answer"].strip():
         return ["the answer is empty"]
+    if is_degenerate(generation["answer"]):
+        return ["the answer repeats itself"]
     if direct:
         return ["a direct reply must not make factual claims"] if generation["claims"] else []
     problems = []

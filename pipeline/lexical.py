@@ -38,6 +38,18 @@ def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text))
 
 
+def is_degenerate(text: str, min_words: int = 12, min_distinct: float = 0.4) -> bool:
+    """True for text that loops: a word three times in a row, or few distinct words.
+
+    Small models under a grammar sometimes repeat a phrase until the length limit; such
+    text is not an answer even when each word appears in the sources.
+    """
+    words = _WORD.findall(text.lower())
+    if any(a == b == c for a, b, c in zip(words, words[1:], words[2:], strict=False)):
+        return True
+    return len(words) >= min_words and len(set(words)) / len(words) < min_distinct
+
+
 def support_ratio(claim: str, evidence: str) -> float:
     """Share of the claim's content terms that occur in ``evidence``, in [0, 1].
 

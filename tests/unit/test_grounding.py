@@ -36,6 +36,12 @@ class TestCitationProblems:
         assert citation_problems(gen(" "), {"a"}) == ["the answer is empty"]
         assert citation_problems(gen("X"), {"a"}) == ["the answer lists no claims"]
 
+    def test_looping_answer_is_refused(self) -> None:
+        looping = "The VACUUM command is a routine routine routine task [1]."
+        assert citation_problems(gen(looping, ("X", ["a"])), {"a"}) == ["the answer repeats itself"]
+        parrot = "It is used to remove data. " * 4 + "[1]"
+        assert citation_problems(gen(parrot, ("X", ["a"])), {"a"}) == ["the answer repeats itself"]
+
     def test_direct_reply_must_not_claim(self) -> None:
         assert citation_problems(gen("Hi!"), set(), direct=True) == []
         assert citation_problems(gen("Hi!", ("fact", ["a"])), set(), direct=True) == [
