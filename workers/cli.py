@@ -160,6 +160,9 @@ def ask(
     webhook: Annotated[str | None, typer.Option(help="Webhook URL for the outcome.")] = None,
     job_id: Annotated[str | None, typer.Option(help="Idempotency key (default: a UUID).")] = None,
     no_web: Annotated[bool, typer.Option("--no-web", help="Keep the run in the index.")] = False,
+    deadline: Annotated[
+        float | None, typer.Option(min=1, help="Seconds to an outcome (default from settings).")
+    ] = None,
     wait: Annotated[bool, typer.Option(help="Wait for the outcome and print it.")] = False,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds to wait with --wait.")] = 600.0,
 ) -> None:
@@ -186,6 +189,7 @@ def ask(
             webhook_url=webhook,
             allow_web=not no_web,
             job_id=job_id,
+            deadline_s=deadline,
         )
     except PermanentJobError as exc:
         raise _fail(str(exc)) from exc

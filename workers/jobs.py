@@ -26,6 +26,12 @@ class JobOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     allow_web: bool = Field(True, description="False keeps the run inside the tenant's index.")
+    deadline_s: float | None = Field(
+        None,
+        gt=0,
+        le=86400,
+        description="Seconds from submission to the outcome; default CRAG_JOB_DEADLINE_S.",
+    )
 
 
 class Job(BaseModel):
@@ -55,6 +61,7 @@ def new_job(
     webhook_url: str | None = None,
     allow_web: bool = True,
     job_id: str | None = None,
+    deadline_s: float | None = None,
 ) -> Job:
     """Build and validate a job, generating a UUID job_id when none is given.
 
@@ -68,7 +75,7 @@ def new_job(
             "thread_id": thread_id,
             "question": question,
             "webhook_url": webhook_url,
-            "options": {"allow_web": allow_web},
+            "options": {"allow_web": allow_web, "deadline_s": deadline_s},
         }
     )
 
@@ -132,6 +139,7 @@ class OutcomeBody(BaseModel):
     rewrites: int = 0
     generations: int = 0
     web_used: bool = False
+    handoff: bool = Field(False, description="True when a person should take over.")
     model_calls: int = 0
     calls_by_kind: dict[str, int] = Field(default_factory=dict)
     tokens_by_model: dict[str, dict[str, int]] = Field(default_factory=dict)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,23 +107,69 @@ def _check_same_job(record: JobRecord, job: Job) -> None:
 
 
 def run_graph(job: Job, res: Resources) -> OutcomeBody:
-    """Invoke the graph for one turn on the job's thread and shape its outcome."""
+    """Run one turn of the graph on the job's thread and shape its outcome.
+
+    The run streams super-step by super-step and stops at the first step that ends past
+    the job's deadline (``submitted_at`` + ``deadline_s``), which then ends with the apology
+    outcome (``failed``, ``deadline_exceeded``, ``handoff``), so the user always gets an
+    answer, an abstention or an apology in time. Model timeouts bound a single step.
+    """
     deps = res.deps_for(job.tenant_id, job.options.allow_web)
     config: Any = {
         "configurable": {"thread_id": job.graph_thread_id},
         "recursion_limit": RECURSION_LIMIT,
         "metadata": {"job_id": job.job_id, "tenant_id": job.tenant_id},
     }
+    deadline_s = job.options.deadline_s or res.settings.job_deadline_s
+    deadline = job.submitted_at.timestamp() + deadline_s
     started = time.perf_counter()
+    state: dict[str, Any] = {}
     with tracer.start_as_current_span("crag.job") as span:
         span.set_attribute("crag.job_id", job.job_id)
         span.set_attribute("crag.tenant_id", job.tenant_id)
         span.set_attribute("crag.thread_id", job.thread_id)
-        state = res.graph.invoke({"question": job.question}, config, context=deps)
-        outcome = state["outcome"]
-        span.set_attribute("crag.outcome", outcome["status"])
+        if time.time() < deadline:
+            steps = res.graph.stream(
+                {"question": job.question}, config, context=deps, stream_mode="values"
+            )
+            with closing(steps):
+                for values in steps:
+                    state = values  # the full state after each super-step
+                    if time.time() >= deadline:
+                        break
         trace_id = format(span.get_span_context().trace_id, "032x")
-    return outcome_body(job, state, int((time.perf_counter() - started) * 1000), trace_id)
+        latency_ms = int((time.perf_counter() - started) * 1000)
+        if not state.get("outcome"):
+            span.set_attribute("crag.outcome", "deadline_exceeded")
+            return apology(job, res, state, deadline_s, latency_ms, trace_id)
+        span.set_attribute("crag.outcome", state["outcome"]["status"])
+    return outcome_body(job, state, latency_ms, trace_id)
+
+
+def apology(
+    job: Job,
+    res: Resources,
+    state: dict[str, Any],
+    deadline_s: float,
+    latency_ms: int,
+    trace_id: str,
+) -> OutcomeBody:
+    """The outcome of a job that missed its deadline: the apology, for a person to follow up."""
+    return OutcomeBody(
+        job_id=job.job_id,
+        tenant_id=job.tenant_id,
+        thread_id=job.thread_id,
+        status="failed",
+        answer=res.settings.apology,
+        reason="deadline_exceeded",
+        detail=f"no verified answer within {deadline_s:g}s of submission",
+        handoff=True,
+        route=state.get("route"),
+        path=state.get("trace", []),
+        queries_tried=state.get("queries_tried", []),
+        latency_ms=latency_ms,
+        trace_id=trace_id,
+    )
 
 
 def outcome_body(

@@ -76,6 +76,13 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = 10.0
     webhook_max_attempts: int = 5
     worker_concurrency: int = 2
+    job_deadline_s: float = Field(
+        600.0, description="Seconds from submission after which a job ends with the apology."
+    )
+    apology: str = Field(
+        "Sorry, we could not prepare a verified answer in time. A person will follow up.",
+        description="The answer text of an outcome that missed its deadline.",
+    )
 
     # Telemetry
     otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")

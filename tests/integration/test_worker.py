@@ -31,8 +31,8 @@ from workers.cli import ensure_tenant
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import DeadLetter, JobRecord, OutcomeRecord
 from workers.demo_services import WebhookReceiver
-from workers.intake import ask
-from workers.jobs import webhook_id
+from workers.intake import ask, enqueue
+from workers.jobs import new_job, webhook_id
 from workers.lock import lock_name
 from workers.waiting import wait_for_outcome
 
@@ -505,3 +505,35 @@ def test_a_thread_busy_past_every_retry_fails_with_its_reason(
     body = delivery.body
     assert body["status"] == "failed" and body["reason"] == "retries_exhausted"
     assert "gave up after 2 retries" in body["detail"] and "busy" in body["detail"]
+
+
+def test_a_job_past_its_deadline_ends_with_the_apology(fleet: dict[str, Any]) -> None:
+    job = new_job(
+        fleet["tenant"],
+        f"th-{uuid.uuid4().hex[:8]}",
+        f"SLOW {TORQUE_Q}",
+        webhook_url=fleet["sink"].url,
+        deadline_s=1.0,  # the SLOW generator alone takes 1.5 s
+    )
+    enqueue(celery_app, job, fleet["queue"])
+    [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=60)
+    body = delivery.body
+    assert (body["status"], body["reason"], body["handoff"]) == (
+        "failed",
+        "deadline_exceeded",
+        True,
+    )
+    assert body["answer"].startswith("Sorry") and body["citations"] == []
+    assert "generate" in body["path"] and "finalize" not in body["path"]
+
+    # The thread is usable afterwards: the next turn runs normally.
+    nxt = ask(
+        celery_app,
+        fleet["queue"],
+        fleet["tenant"],
+        job.thread_id,
+        TORQUE_Q,
+        webhook_url=fleet["sink"].url,
+    )
+    [after] = fleet["sink"].wait_for(nxt.job_id, timeout_s=60)
+    assert after.body["status"] == "answered"
