@@ -160,6 +160,9 @@ def ask(
     webhook: Annotated[str | None, typer.Option(help="Webhook URL for the outcome.")] = None,
     job_id: Annotated[str | None, typer.Option(help="Idempotency key (default: a UUID).")] = None,
     no_web: Annotated[bool, typer.Option("--no-web", help="Keep the run in the index.")] = False,
+    multitask: Annotated[
+        str, typer.Option(help="If the thread is busy: enqueue (wait) or reject.")
+    ] = "enqueue",
     deadline: Annotated[
         float | None, typer.Option(min=1, help="Seconds to an outcome (default from settings).")
     ] = None,
@@ -190,6 +193,7 @@ def ask(
             allow_web=not no_web,
             job_id=job_id,
             deadline_s=deadline,
+            multitask=multitask,
         )
     except PermanentJobError as exc:
         raise _fail(str(exc)) from exc

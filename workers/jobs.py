@@ -26,6 +26,11 @@ class JobOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     allow_web: bool = Field(True, description="False keeps the run inside the tenant's index.")
+    multitask: Literal["enqueue", "reject"] = Field(
+        "enqueue",
+        description="When the thread is busy: wait for it (enqueue) or answer rejected_busy "
+        "at once (reject), as the LangGraph Agent Server's double-texting options.",
+    )
     deadline_s: float | None = Field(
         None,
         gt=0,
@@ -62,6 +67,7 @@ def new_job(
     allow_web: bool = True,
     job_id: str | None = None,
     deadline_s: float | None = None,
+    multitask: str = "enqueue",
 ) -> Job:
     """Build and validate a job, generating a UUID job_id when none is given.
 
@@ -75,7 +81,11 @@ def new_job(
             "thread_id": thread_id,
             "question": question,
             "webhook_url": webhook_url,
-            "options": {"allow_web": allow_web, "deadline_s": deadline_s},
+            "options": {
+                "allow_web": allow_web,
+                "deadline_s": deadline_s,
+                "multitask": multitask,
+            },
         }
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from contextlib import closing
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from pipeline.graph import RECURSION_LIMIT
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord, OutcomeRecord
-from workers.errors import PermanentJobError
+from workers.errors import LockTimeout, PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
 from workers.resources import Resources
@@ -63,9 +63,25 @@ def answer_job(job: Job, res: Resources) -> Result:
         done = _finished(session, job)
     if done is not None:
         return Result(done, fresh=False)
-    with thread_lock(
-        res.redis, job.tenant_id, job.thread_id, ttl_s=s.lock_ttl_s, wait_s=s.lock_wait_s
-    ) as held:
+    reject = job.options.multitask == "reject"
+    with ExitStack() as stack:
+        try:
+            held = stack.enter_context(
+                thread_lock(
+                    res.redis,
+                    job.tenant_id,
+                    job.thread_id,
+                    ttl_s=s.lock_ttl_s,
+                    wait_s=0 if reject else s.lock_wait_s,
+                )
+            )
+        except LockTimeout:
+            if not reject:
+                raise
+            # Double-texting with the "reject" strategy: tell the caller at once.
+            busy = f"thread {job.thread_id!r} is busy with another job"
+            rejected = record_failure(job, res, busy, reason="rejected_busy")
+            return Result(rejected or _stored(res, job), fresh=rejected is not None)
         with transaction(res.sessions) as session:
             # Checked again under the lock: a duplicate may have finished while we waited.
             done = _finished(session, job)
@@ -84,6 +100,13 @@ def answer_job(job: Job, res: Resources) -> Result:
                 has_webhook=job.webhook_url is not None,
             )
     return Result(record, fresh=True)
+
+
+def _stored(res: Resources, job: Job) -> OutcomeRecord:
+    with transaction(res.sessions) as session:
+        record = repo.get_outcome(session, job.tenant_id, job.job_id)
+    assert record is not None  # record_failure found one
+    return record
 
 
 def _finished(session: Session, job: Job) -> OutcomeRecord | None:

@@ -539,3 +539,26 @@ def test_a_job_past_its_deadline_ends_with_the_apology(fleet: dict[str, Any]) ->
     )
     [after] = fleet["sink"].wait_for(nxt.job_id, timeout_s=60)
     assert after.body["status"] == "answered"
+
+
+def test_reject_strategy_answers_rejected_busy_at_once(
+    fleet: dict[str, Any], redis_client: Any, llm: FakeOpenAIServer
+) -> None:
+    thread = f"th-busy-{uuid.uuid4().hex[:8]}"
+    lock = redis_client.lock(lock_name(fleet["tenant"], thread), timeout=60)
+    assert lock.acquire(blocking=False)
+    try:
+        job = ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            thread,
+            f"{TORQUE_Q} {thread}",
+            webhook_url=fleet["sink"].url,
+            multitask="reject",
+        )
+        [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=30)
+    finally:
+        lock.release()
+    assert (delivery.body["status"], delivery.body["reason"]) == ("failed", "rejected_busy")
+    assert not any(thread in user for _, user in llm.model.calls)  # the graph never ran
