@@ -125,6 +125,8 @@ class Models:
         generator: Writes the cited answer (structured output).
         verifier: Checks grounding and answer relevance; a different prompt from the
             generator's and, when configured, a different model.
+        fallbacks: Models tried in order, with the same prompt and schema, when a role's
+            model cannot be reached (timeouts, connection errors, rate limits, 5xx).
     """
 
     router: BaseChatModel
@@ -132,11 +134,17 @@ class Models:
     rewriter: BaseChatModel
     generator: BaseChatModel
     verifier: BaseChatModel
+    fallbacks: tuple[BaseChatModel, ...] = ()
 
     @classmethod
-    def single(cls, llm: BaseChatModel, verifier: BaseChatModel | None = None) -> Models:
+    def single(
+        cls,
+        llm: BaseChatModel,
+        verifier: BaseChatModel | None = None,
+        fallbacks: tuple[BaseChatModel, ...] = (),
+    ) -> Models:
         """Use ``llm`` for every role except verification (``verifier`` or ``llm``)."""
-        return cls(llm, llm, llm, llm, verifier or llm)
+        return cls(llm, llm, llm, llm, verifier or llm, fallbacks)
 
 
 @dataclass(frozen=True)

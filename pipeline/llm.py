@@ -23,7 +23,15 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
 class ModelUnavailable(RuntimeError):
-    """The model endpoint failed (connection, timeout, 5xx, rate limit after retries)."""
+    """The model endpoint failed (connection, timeout, 5xx, rate limit after retries).
+
+    Attributes:
+        error: The provider error's class name (``APIConnectionError``, ``RateLimitError``…).
+    """
+
+    def __init__(self, message: str, error: str = "") -> None:
+        super().__init__(message)
+        self.error = error
 
 
 class BadReply(ValueError):
@@ -96,7 +104,10 @@ def ask_structured(
         kind = _classify(exc)
         if kind is None:
             raise
-        raise kind(f"{model_name(model)}: {type(exc).__name__}: {str(exc)[:300]}") from exc
+        message = f"{model_name(model)}: {type(exc).__name__}: {str(exc)[:300]}"
+        if kind is ModelUnavailable:
+            raise ModelUnavailable(message, type(exc).__name__) from exc
+        raise BadReply(message) from exc
     usage = _usage(model, reply)
     text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
     try:

@@ -7,6 +7,7 @@ outcome's per-kind counts and the tokens per model are all derived from that one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -21,19 +22,25 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class Meter:
-    """Calls models for one node and keeps the records (``calls``) for its state update."""
+    """Calls models for one node and keeps the records (``calls``) for its state update.
 
-    def __init__(self) -> None:
+    Args:
+        fallbacks: Models tried in order when the asked model cannot be reached.
+    """
+
+    def __init__(self, fallbacks: Sequence[BaseChatModel] = ()) -> None:
         self.calls: list[ModelCall] = []
+        self._fallbacks = tuple(fallbacks)
 
-    def _record(self, kind: str, usage: Usage, ok: bool) -> None:
+    def _record(self, kind: str, usage: Usage, error: str | None = None) -> None:
         self.calls.append(
             {
                 "kind": kind,
                 "model": usage.model,
-                "ok": ok,
+                "ok": error is None,
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
+                "error": error,
             }
         )
 
@@ -46,34 +53,53 @@ class Meter:
         *,
         retries: int = 0,
     ) -> M:
-        """Call ``model`` for a reply in ``schema``, retrying an unparseable reply.
+        """Call ``model`` (then each fallback if it is unreachable) for a reply in ``schema``.
 
         Args:
             kind: The call's role (``router``, ``grader``, …), for accounting and spans.
             model: The chat model.
             schema: The structured reply expected.
             messages: The prompt.
-            retries: Extra attempts after a reply that does not fit ``schema``.
+            retries: Extra attempts, on the same model, after a reply that does not fit
+                ``schema`` (a bad reply is not a reason to fall back).
 
         Raises:
             BadReply: Every attempt's reply was unusable.
-            ModelUnavailable: The model could not be reached (not retried here: the SDK
-                already retried, and the turn abstains).
+            ModelUnavailable: The model and every fallback were unreachable (the SDK
+                already retried each; the turn abstains).
         """
+        chain = (model, *self._fallbacks)
+        for hop, candidate in enumerate(chain):
+            try:
+                return self._ask_one(kind, candidate, schema, messages, retries)
+            except ModelUnavailable:
+                if hop == len(chain) - 1:
+                    raise
+        raise AssertionError("unreachable: the last model returns or raises")
+
+    def _ask_one(
+        self,
+        kind: str,
+        model: BaseChatModel,
+        schema: type[M],
+        messages: list[BaseMessage],
+        retries: int,
+    ) -> M:
         name = model_name(model)
         for attempt in range(retries + 1):
             with model_span(kind, name) as span:
                 try:
                     reply, usage = ask_structured(model, schema, messages)
                 except BadReply:
-                    self._record(kind, Usage(name), ok=False)
+                    self._record(kind, Usage(name), "BadReply")
                     if attempt == retries:
                         raise
                     continue
-                except ModelUnavailable:
-                    self._record(kind, Usage(name), ok=False)
+                except ModelUnavailable as exc:
+                    span.set_attribute("error.type", exc.error)
+                    self._record(kind, Usage(name), exc.error or "ModelUnavailable")
                     raise
                 record_usage(span, usage)
-            self._record(kind, usage, ok=True)
+            self._record(kind, usage)
             return reply
         raise AssertionError("unreachable: the last attempt returns or raises")

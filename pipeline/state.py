@@ -84,6 +84,7 @@ class ModelCall(TypedDict):
         ok: False when the reply was unusable or the model unreachable.
         input_tokens: Prompt tokens (0 when unknown).
         output_tokens: Completion tokens (0 when unknown).
+        error: Why it failed (``BadReply`` or the provider's error class), else ``None``.
     """
 
     kind: str
@@ -91,6 +92,7 @@ class ModelCall(TypedDict):
     ok: bool
     input_tokens: int
     output_tokens: int
+    error: str | None
 
 
 class Citation(TypedDict):

@@ -150,6 +150,10 @@ class OutcomeBody(BaseModel):
     generations: int = 0
     web_used: bool = False
     handoff: bool = Field(False, description="True when a person should take over.")
+    model_failures: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="Calls that failed ({kind, model, error}): fallback hops, bad replies.",
+    )
     model_calls: int = 0
     calls_by_kind: dict[str, int] = Field(default_factory=dict)
     tokens_by_model: dict[str, dict[str, int]] = Field(default_factory=dict)

@@ -5,23 +5,28 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 
 from pipeline.deps import Models
-from workers.settings import Settings
+from workers.settings import ModelEndpoint, Settings
 
 MAX_OUTPUT_TOKENS = 768
 """Cap on one reply: structured replies are short, and a small model can loop."""
 
 
-def make_chat_model(settings: Settings, model: str | None = None) -> BaseChatModel:
-    """A ``ChatOpenAI`` for ``model`` (default ``settings.llm_model``) at ``llm_base_url``.
+def make_chat_model(
+    settings: Settings,
+    model: str | None = None,
+    endpoint: ModelEndpoint | None = None,
+) -> BaseChatModel:
+    """A ``ChatOpenAI`` for ``model`` at ``llm_base_url``, or for a fallback ``endpoint``.
 
-    Short timeouts and few SDK retries: the graph treats an outage as a handled state.
+    ``model`` defaults to ``settings.llm_model``. Short timeouts and few SDK retries: an
+    outage is a handled state, and the graph moves on to the next model.
     """
     from langchain_openai import ChatOpenAI
 
     return ChatOpenAI(
-        base_url=settings.llm_base_url,
-        model=model or settings.llm_model,
-        api_key=settings.llm_api_key,
+        base_url=endpoint.base_url if endpoint else settings.llm_base_url,
+        model=endpoint.model if endpoint else model or settings.llm_model,
+        api_key=endpoint.api_key if endpoint else settings.llm_api_key,
         timeout=settings.llm_timeout_s,
         max_retries=settings.llm_max_retries,
         temperature=0,
@@ -30,9 +35,10 @@ def make_chat_model(settings: Settings, model: str | None = None) -> BaseChatMod
 
 
 def make_models(settings: Settings) -> Models:
-    """Models by role: one model for all roles, plus a separate verifier when configured."""
+    """Models by role: one for all roles, a separate verifier if set, and the fallbacks."""
     llm = make_chat_model(settings)
     verifier = (
         make_chat_model(settings, settings.verifier_model) if settings.verifier_model else None
     )
-    return Models.single(llm, verifier)
+    fallbacks = tuple(make_chat_model(settings, endpoint=e) for e in settings.llm_fallbacks)
+    return Models.single(llm, verifier, fallbacks)

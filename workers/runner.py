@@ -220,6 +220,11 @@ def outcome_body(
         model_calls=len(calls),
         calls_by_kind=calls_by_kind(calls),
         tokens_by_model=tokens_by_model(calls),
+        model_failures=[
+            {"kind": c["kind"], "model": c["model"], "error": c.get("error") or "?"}
+            for c in calls
+            if not c["ok"]
+        ],
         latency_ms=latency_ms,
         trace_id=trace_id,
     )

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ModelEndpoint(BaseModel):
+    """A fallback model: an OpenAI-compatible endpoint and a model name there."""
+
+    base_url: str
+    model: str
+    api_key: SecretStr = SecretStr("not-needed")
 
 
 class Settings(BaseSettings):
@@ -34,6 +42,11 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60.0, description="Per-call timeout, seconds.")
     llm_max_retries: int = Field(1, description="SDK-level retries per call.")
     verifier_model: str | None = Field(None, description="Model for verification; default llm.")
+    llm_fallbacks: list[ModelEndpoint] = Field(
+        default_factory=list,
+        description="Tried in order when a model is unreachable; JSON, e.g. "
+        '[{"base_url": "https://…/v1", "model": "…", "api_key": "…"}].',
+    )
     embeddings: str = Field(
         "none", description="'none' (BM25 only), 'minilm' (local) or 'openai' (endpoint)."
     )

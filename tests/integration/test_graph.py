@@ -603,3 +603,63 @@ class TestConfidenceTiers:
         # The stored chunk is unchanged: refinement only shapes the prompt.
         [kept] = [g for g in state["graded"] if g["relevant"]]
         assert "Lubricate the rotor bearings" in kept["document"]["text"]
+
+
+class TestModelFallbacks:
+    def test_unreachable_model_falls_back_and_records_the_hops(
+        self, es: Any, corpus_tenant: str, redactor: Any, settings: Any
+    ) -> None:
+        from langchain_openai import ChatOpenAI
+
+        from corpus import TenantRetriever
+        from pipeline.deps import Deps, Models
+
+        down = ChatOpenAI(
+            base_url="http://127.0.0.1:9/v1", model="primary", api_key="x", max_retries=0, timeout=2
+        )
+        backup = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            },
+            model_name="backup",
+        )
+        deps = Deps(
+            tenant_id=corpus_tenant,
+            models=Models.single(down, fallbacks=(backup,)),
+            retriever=TenantRetriever(es, corpus_tenant, index_prefix=settings.index_prefix),
+            web_search=None,
+            redactor=redactor,
+        )
+        state = run_turn(deps, TORQUE_Q)
+
+        assert state["outcome"]["status"] == "answered"
+        failed = [c for c in state["calls"] if not c["ok"]]
+        assert failed and {c["model"] for c in failed} == {"primary"}
+        assert all(c["error"].endswith("ConnectionError") for c in failed)
+        assert all(c["model"] == "backup" for c in state["calls"] if c["ok"])
+
+    def test_every_model_down_abstains_with_model_unavailable(
+        self, es: Any, corpus_tenant: str, redactor: Any, settings: Any
+    ) -> None:
+        from langchain_openai import ChatOpenAI
+
+        from corpus import TenantRetriever
+        from pipeline.deps import Deps, Models
+
+        def down(name: str) -> Any:
+            return ChatOpenAI(
+                base_url="http://127.0.0.1:9/v1", model=name, api_key="x", max_retries=0, timeout=2
+            )
+
+        deps = Deps(
+            tenant_id=corpus_tenant,
+            models=Models.single(down("primary"), fallbacks=(down("backup"),)),
+            retriever=TenantRetriever(es, corpus_tenant, index_prefix=settings.index_prefix),
+            web_search=None,
+            redactor=redactor,
+        )
+        state = run_turn(deps, TORQUE_Q)
+        assert state["outcome"]["reason"] == "model_unavailable"

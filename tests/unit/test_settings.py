@@ -25,3 +25,17 @@ def test_limits_follow_the_settings_of_the_same_name() -> None:
 
 def test_psycopg_url() -> None:
     assert psycopg_url("postgresql+psycopg://u:p@h:1/d") == "postgresql://u:p@h:1/d"
+
+
+def test_fallback_chain_from_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workers.llm_factory import make_models
+
+    monkeypatch.setenv(
+        "CRAG_LLM_FALLBACKS",
+        '[{"base_url": "http://127.0.0.1:9/v1", "model": "backup", "api_key": "sk-fallback"}]',
+    )
+    settings = Settings()
+    models = make_models(settings)
+    [backup] = models.fallbacks
+    assert getattr(backup, "model_name", None) == "backup"
+    assert "sk-fallback" not in repr(settings)
