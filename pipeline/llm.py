@@ -69,16 +69,23 @@ def model_name(model: BaseChatModel) -> str:
 
 
 def _classify(exc: Exception) -> type[Exception] | None:
-    """``ModelUnavailable`` for an outage, ``BadReply`` for a reply cut off or filtered."""
+    """Which of our errors ``exc`` is, if any.
+
+    ``ModelUnavailable`` for an outage worth a fallback, ``BadReply`` for a reply cut off or
+    filtered, ``None`` for our own mistakes (bad request, auth, unknown model), which must
+    fail loudly rather than hide behind a fallback.
+    """
     # Imported lazily so pipeline/ does not hard-depend on a provider SDK.
     import httpx
     import openai
 
     if isinstance(exc, openai.LengthFinishReasonError | openai.ContentFilterFinishReasonError):
         return BadReply
-    if isinstance(exc, openai.APIError | httpx.HTTPError | ConnectionError | TimeoutError):
-        return ModelUnavailable
-    return None
+    if isinstance(exc, openai.APIStatusError):
+        retryable = exc.status_code >= 500 or exc.status_code in (408, 409, 429)
+        return ModelUnavailable if retryable else None
+    outage = openai.APIConnectionError | httpx.TransportError | ConnectionError | TimeoutError
+    return ModelUnavailable if isinstance(exc, outage) else None
 
 
 def ask_structured(
