@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TypedDict
 
-from pipeline.state import ModelCall
+from pipeline.state import CIRCUIT_OPEN, ModelCall
 
 
 class Tokens(TypedDict):
@@ -16,9 +16,14 @@ class Tokens(TypedDict):
     output: int
 
 
+def made(calls: Iterable[ModelCall]) -> list[ModelCall]:
+    """The calls actually made: hops that skipped a model with an open circuit cost none."""
+    return [c for c in calls if c.get("error") != CIRCUIT_OPEN]
+
+
 def calls_by_kind(calls: Iterable[ModelCall]) -> dict[str, int]:
     """Calls per kind (``{"router": 1, "grader": 4, …}``), kinds in first-call order."""
-    return dict(Counter(c["kind"] for c in calls))
+    return dict(Counter(c["kind"] for c in made(calls)))
 
 
 def tokens_by_model(calls: Iterable[ModelCall]) -> dict[str, Tokens]:

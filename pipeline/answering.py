@@ -66,7 +66,7 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
         else [refine(d, terms) for d in relevant_documents(state)[:MAX_SOURCES]]
     )
     messages = prompts.generator_messages(asked(state), sources, state.get("feedback", ""))
-    meter = Meter(deps.models.fallbacks)
+    meter = Meter(deps.models.fallbacks, deps.breaker)
     update: Update = {
         "generations": state["generations"] + 1,
         "grounded": None,
@@ -119,7 +119,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         # An unusable reply already said why (generate's feedback); keep that reason.
         reason = state.get("feedback") or "; ".join(problems)
         return {"grounded": False, "resolves": False, "feedback": reason}
-    meter = Meter(deps.models.fallbacks)
+    meter = Meter(deps.models.fallbacks, deps.breaker)
     update: Update = {"calls": meter.calls}
     if direct:
         return update | _check_direct(state, deps, meter, generation["answer"])

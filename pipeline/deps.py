@@ -72,6 +72,21 @@ class Redaction:
     entities: list[str] = field(default_factory=list)
 
 
+class CircuitBreaker(Protocol):
+    """Shared health of each model: skip one that keeps failing, probe it after a cool-down.
+
+    Implementations keep their state where every worker sees it (Redis in the fleet).
+    """
+
+    def allow(self, model: str) -> bool:
+        """True if a call to ``model`` may be made now (closed, or this call is the probe)."""
+        ...
+
+    def record(self, model: str, ok: bool) -> None:
+        """Report the result of a call to ``model`` (an outage counts, a bad reply does not)."""
+        ...
+
+
 class Redactor(Protocol):
     """Replaces personal data in text before it leaves the fleet."""
 
@@ -159,6 +174,7 @@ class Deps:
         redactor: Strips personal data from any query bound for the web.
         limits: Loop bounds and thresholds.
         allow_web: Per-job switch; ``False`` keeps the run inside the tenant's index.
+        breaker: Shared circuit breaker for the models, or ``None`` (always try).
     """
 
     tenant_id: str
@@ -168,6 +184,7 @@ class Deps:
     redactor: Redactor
     limits: Limits = field(default_factory=Limits)
     allow_web: bool = True
+    breaker: CircuitBreaker | None = None
 
     @property
     def web_enabled(self) -> bool:

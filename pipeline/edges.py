@@ -11,6 +11,7 @@ from typing import Literal
 
 from langgraph.types import Send
 
+from pipeline.accounting import made
 from pipeline.state import AbstainReason, CragState, asked
 
 Fallback = Literal["redact_query", "abstain"]
@@ -24,7 +25,7 @@ def relevant_count(state: CragState) -> int:
 
 def spent(state: CragState) -> int:
     """Chat-model calls made so far this turn (failed and retried ones included)."""
-    return len(state.get("calls", []))
+    return len(made(state.get("calls", [])))
 
 
 def over_budget(state: CragState, upcoming: int = 1) -> bool:

@@ -12,10 +12,12 @@ from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from opentelemetry import trace
 from pydantic import BaseModel
 
+from pipeline.deps import CircuitBreaker
 from pipeline.llm import BadReply, ModelUnavailable, Usage, ask_structured, model_name
-from pipeline.state import ModelCall
+from pipeline.state import CIRCUIT_OPEN, ModelCall
 from pipeline.tracing import model_span, record_usage
 
 M = TypeVar("M", bound=BaseModel)
@@ -26,11 +28,16 @@ class Meter:
 
     Args:
         fallbacks: Models tried in order when the asked model cannot be reached.
+        breaker: Shared circuit breaker: a model whose circuit is open is skipped (recorded
+            as a ``CircuitOpen`` call that cost nothing) and the next one is asked.
     """
 
-    def __init__(self, fallbacks: Sequence[BaseChatModel] = ()) -> None:
+    def __init__(
+        self, fallbacks: Sequence[BaseChatModel] = (), breaker: CircuitBreaker | None = None
+    ) -> None:
         self.calls: list[ModelCall] = []
         self._fallbacks = tuple(fallbacks)
+        self._breaker = breaker
 
     def _record(self, kind: str, usage: Usage, error: str | None = None) -> None:
         self.calls.append(
@@ -68,14 +75,31 @@ class Meter:
             ModelUnavailable: The model and every fallback were unreachable (the SDK
                 already retried each; the turn abstains).
         """
-        chain = (model, *self._fallbacks)
-        for hop, candidate in enumerate(chain):
+        last: ModelUnavailable | None = None
+        for candidate in (model, *self._fallbacks):
+            name = model_name(candidate)
+            if self._breaker is not None and not self._breaker.allow(name):
+                self._record(kind, Usage(name), CIRCUIT_OPEN)  # a hop, not a call
+                trace.get_current_span().add_event("circuit_open", {"model": name})
+                last = ModelUnavailable(f"{name}: circuit open", CIRCUIT_OPEN)
+                continue
             try:
-                return self._ask_one(kind, candidate, schema, messages, retries)
-            except ModelUnavailable:
-                if hop == len(chain) - 1:
-                    raise
-        raise AssertionError("unreachable: the last model returns or raises")
+                reply = self._ask_one(kind, candidate, schema, messages, retries)
+            except ModelUnavailable as exc:
+                self._report(name, ok=False)
+                last = exc
+                continue
+            except BadReply:
+                self._report(name, ok=True)  # it answered: the endpoint is healthy
+                raise
+            self._report(name, ok=True)
+            return reply
+        assert last is not None
+        raise last
+
+    def _report(self, model: str, ok: bool) -> None:
+        if self._breaker is not None:
+            self._breaker.record(model, ok)
 
     def _ask_one(
         self,

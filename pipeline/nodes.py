@@ -92,7 +92,7 @@ def condense_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     (:mod:`pipeline.history`). If the condenser fails, the message is used as it is.
     """
     deps = runtime.context
-    meter = Meter(deps.models.fallbacks)
+    meter = Meter(deps.models.fallbacks, deps.breaker)
     history = render_history(
         state.get("history", []), history_budget(deps.limits.context_window_tokens)
     )
@@ -121,7 +121,7 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     deps = runtime.context
     if earlier_answer(state.get("history", []), asked(state)) is not None:
         return {"route": "history", "route_reason": "answered earlier in this thread"}
-    meter = Meter(deps.models.fallbacks)
+    meter = Meter(deps.models.fallbacks, deps.breaker)
     update: Update = {}
     try:
         decision = meter.ask(
@@ -180,7 +180,7 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
     (nothing unverified is kept); an outage is recorded as ``model_error``.
     """
     deps = runtime.context
-    meter = Meter(deps.models.fallbacks)
+    meter = Meter(deps.models.fallbacks, deps.breaker)
     messages = prompts.grader_messages(task["question"], task["document"])
     update: Update = {}
     try:
@@ -219,7 +219,7 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     if state.get("grounded") and not state.get("resolves"):
         reasons.insert(0, "the answer from these sources did not resolve the question")
     messages = prompts.rewriter_messages(asked(state), state["queries_tried"], reasons)
-    meter = Meter(deps.models.fallbacks)
+    meter = Meter(deps.models.fallbacks, deps.breaker)
     update: Update = {
         "rewrites": state["rewrites"] + 1,
         "generation": None,

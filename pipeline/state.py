@@ -24,6 +24,9 @@ AbstainReason = Literal[
 Update = dict[str, Any]
 """A node's partial state update."""
 
+CIRCUIT_OPEN = "CircuitOpen"
+"""The ``error`` of a hop that skipped a model whose circuit is open (no call was made)."""
+
 RESET = "__reset__"
 """First element of an update that clears a list channel before appending the rest."""
 

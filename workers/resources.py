@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.deps import Deps, Limits, Models, Redactor, WebSearch
 from pipeline.graph import build_graph
+from workers.breaker import RedisCircuitBreaker
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.settings import Settings
 
@@ -68,6 +69,7 @@ class Resources:
     models: Models
     redactor: Redactor
     limits: Limits
+    breaker: RedisCircuitBreaker
 
     @classmethod
     def create(cls, settings: Settings, *, models: Models | None = None) -> Resources:
@@ -82,12 +84,13 @@ class Resources:
         from workers.llm_factory import make_models
 
         engine = make_engine(settings.database_url)
+        redis = Redis.from_url(settings.redis_url)
         checkpointer, pool = make_checkpointer(settings.database_url)
         return cls(
             settings=settings,
             engine=engine,
             sessions=make_sessionmaker(engine),
-            redis=Redis.from_url(settings.redis_url),
+            redis=redis,
             es=make_es_client(settings.elasticsearch_url),
             http=httpx.Client(timeout=settings.webhook_timeout_s),
             pool=pool,
@@ -96,6 +99,12 @@ class Resources:
             models=models or make_models(settings),
             redactor=build_redactor(),
             limits=limits_from(settings),
+            breaker=RedisCircuitBreaker(
+                redis,
+                failures=settings.breaker_failures,
+                window_s=settings.breaker_window_s,
+                cooldown_s=settings.breaker_cooldown_s,
+            ),
         )
 
     def deps_for(self, tenant_id: str, allow_web: bool) -> Deps:
@@ -110,6 +119,7 @@ class Resources:
             redactor=self.redactor,
             limits=self.limits,
             allow_web=allow_web,
+            breaker=self.breaker,
         )
 
     def web_search(self, tenant_id: str) -> WebSearch | None:

@@ -16,7 +16,7 @@ from typing import Any
 from opentelemetry import trace
 from sqlalchemy.orm import Session
 
-from pipeline.accounting import calls_by_kind, tokens_by_model
+from pipeline.accounting import calls_by_kind, made, tokens_by_model
 from pipeline.graph import RECURSION_LIMIT
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -217,7 +217,7 @@ def outcome_body(
         rewrites=state.get("rewrites", 0),
         generations=state.get("generations", 0),
         web_used=state.get("web_used", False),
-        model_calls=len(calls),
+        model_calls=len(made(calls)),
         calls_by_kind=calls_by_kind(calls),
         tokens_by_model=tokens_by_model(calls),
         model_failures=[

@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     web_search_api_key: SecretStr = SecretStr("")
     web_search_timeout_s: float = 10.0
 
+    # Circuit breaker per model (shared through Redis)
+    breaker_failures: int = Field(5, description="Outages within the window that open it.")
+    breaker_window_s: float = Field(60.0, description="Window for counting outages, seconds.")
+    breaker_cooldown_s: float = Field(30.0, description="How long it stays open, seconds.")
+
     # Graph limits
     max_rewrites: int = 2
     max_generations: int = 2
