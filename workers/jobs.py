@@ -150,6 +150,7 @@ class OutcomeBody(BaseModel):
     generations: int = 0
     web_used: bool = False
     handoff: bool = Field(False, description="True when a person should take over.")
+    resumed: bool = Field(False, description="The run resumed from a checkpoint after a crash.")
     model_failures: list[dict[str, str]] = Field(
         default_factory=list,
         description="Calls that failed ({kind, model, error}): fallback hops, bad replies.",

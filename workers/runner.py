@@ -132,7 +132,9 @@ def _check_same_job(record: JobRecord, job: Job) -> None:
 def run_graph(job: Job, res: Resources) -> OutcomeBody:
     """Run one turn of the graph on the job's thread and shape its outcome.
 
-    The run streams super-step by super-step and stops at the first step that ends past
+    A run of the same job that a killed worker left unfinished on the thread resumes from
+    its last checkpoint (durable execution: finished nodes do not run again). The run
+    streams super-step by super-step and stops at the first step that ends past
     the job's deadline (``submitted_at`` + ``deadline_s``), which then ends with the apology
     outcome (``failed``, ``deadline_exceeded``, ``handoff``), so the user always gets an
     answer, an abstention or an apology in time. Model timeouts bound a single step.
@@ -151,9 +153,17 @@ def run_graph(job: Job, res: Resources) -> OutcomeBody:
         span.set_attribute("crag.job_id", job.job_id)
         span.set_attribute("crag.tenant_id", job.tenant_id)
         span.set_attribute("crag.thread_id", job.thread_id)
+        # A run of this job that a dead worker left half-done resumes from its last
+        # checkpoint (input None) instead of starting the turn over.
+        snapshot = res.graph.get_state(config)
+        resumed = bool(snapshot.next) and snapshot.metadata.get("job_id") == job.job_id
+        span.set_attribute("crag.resumed", resumed)
         if time.time() < deadline:
             steps = res.graph.stream(
-                {"question": job.question}, config, context=deps, stream_mode="values"
+                None if resumed else {"question": job.question},
+                config,
+                context=deps,
+                stream_mode="values",
             )
             with closing(steps):
                 for values in steps:
@@ -166,7 +176,7 @@ def run_graph(job: Job, res: Resources) -> OutcomeBody:
             span.set_attribute("crag.outcome", "deadline_exceeded")
             return apology(job, res, state, deadline_s, latency_ms, trace_id)
         span.set_attribute("crag.outcome", state["outcome"]["status"])
-    return outcome_body(job, state, latency_ms, trace_id)
+    return outcome_body(job, state, latency_ms, trace_id).model_copy(update={"resumed": resumed})
 
 
 def apology(

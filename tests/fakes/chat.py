@@ -69,7 +69,9 @@ class ScriptedChatModel(BaseChatModel):
             entry = self.script.get(role)
             if entry is None:
                 raise AssertionError(f"no script for role {role!r}")
-            reply = entry(user) if callable(entry) else entry.pop(0)
+            reply = None if callable(entry) else entry.pop(0)
+        if callable(entry):  # outside the lock: a slow script must not stall the others
+            reply = entry(user)
         if isinstance(reply, Exception):
             raise reply
         content = reply if isinstance(reply, str) else json.dumps(reply)

@@ -7,8 +7,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -41,7 +43,15 @@ pytestmark = pytest.mark.integration
 TORQUE_Q = "What torque does the rotor shaft fastener need?"
 
 
+KILL_SWITCHES: dict[str, threading.Event] = {}
+"""Markers of questions whose first generation blocks until the test kills the worker."""
+
+
 def generator(user: str) -> dict[str, Any]:
+    killme = re.search(r"KILLME-(\w+)", user)
+    if killme and not KILL_SWITCHES[killme.group(1)].is_set():
+        KILL_SWITCHES[killme.group(1)].set()
+        time.sleep(30)  # the worker process is killed meanwhile
     if "VERYSLOW" in user:
         time.sleep(4)  # longer than the deadline test's deadline
     elif "SLOW" in user:
@@ -87,6 +97,7 @@ def fleet(
         "CRAG_RETRY_BACKOFF_S": "1",
         "CRAG_WEBHOOK_MAX_ATTEMPTS": "3",
         "CRAG_LOCK_WAIT_S": "5",
+        "CRAG_LOCK_TTL_S": "3",
         "CRAG_JOB_MAX_RETRIES": "2",
     }
     log = tmp_path_factory.mktemp("worker") / "worker.log"
@@ -110,7 +121,13 @@ def fleet(
     try:
         _wait_ready(proc, log)
         with WebhookReceiver(secret) as sink:
-            yield {"queue": queue, "sink": sink, "tenant": corpus_tenant, "log": log}
+            yield {
+                "queue": queue,
+                "sink": sink,
+                "tenant": corpus_tenant,
+                "log": log,
+                "pid": proc.pid,
+            }
     finally:
         proc.terminate()
         proc.wait(timeout=60)
@@ -562,3 +579,30 @@ def test_reject_strategy_answers_rejected_busy_at_once(
         lock.release()
     assert (delivery.body["status"], delivery.body["reason"]) == ("failed", "rejected_busy")
     assert not any(thread in user for _, user in llm.model.calls)  # the graph never ran
+
+
+def test_a_worker_killed_mid_graph_resumes_from_its_checkpoint(
+    fleet: dict[str, Any], llm: FakeOpenAIServer
+) -> None:
+    marker = uuid.uuid4().hex[:8]
+    KILL_SWITCHES[marker] = threading.Event()
+    job = ask(
+        celery_app,
+        fleet["queue"],
+        fleet["tenant"],
+        f"th-{marker}",
+        f"KILLME-{marker} {TORQUE_Q}",
+        webhook_url=fleet["sink"].url,
+    )
+    assert KILL_SWITCHES[marker].wait(60), "the run never reached the generator"
+    subprocess.run(["pkill", "-KILL", "-P", str(fleet["pid"])], check=False)  # kill -9
+
+    [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=120)
+    body = delivery.body
+    assert body["status"] == "answered" and body["resumed"] is True
+    mine = [(role, user) for role, user in llm.model.calls if marker in user]
+    roles = [role for role, _ in mine]
+    graders = [user for role, user in mine if role == "grader"]
+    # The nodes finished before the kill did not run again; generate ran once more.
+    assert roles.count("router") == 1 and len(graders) == len(set(graders)) > 0
+    assert roles.count("generator") == 2
