@@ -6,36 +6,38 @@ import uuid
 from typing import Any
 
 from elasticsearch import Elasticsearch
+from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.memory import InMemorySaver
 
 from corpus import TenantRetriever
-from pipeline.deps import Deps, Limits, Models
+from pipeline.deps import CircuitBreaker, Deps, Limits, Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
-from tests.fakes.chat import ScriptedChatModel
 from websearch import TavilySearch
 
 
 def make_deps(
     es: Elasticsearch,
     tenant: str,
-    model: ScriptedChatModel,
+    model: BaseChatModel | Models,
     redactor: Any,
     *,
     web_url: str | None = None,
     limits: Limits | None = None,
     allow_web: bool = True,
     index_prefix: str = "crag-",
+    breaker: CircuitBreaker | None = None,
 ) -> Deps:
-    """Deps with one scripted model in every role."""
+    """Deps for a test run: one model in every role (or the given ``Models``)."""
     web = TavilySearch(web_url, "test-key", tenant_id=tenant) if web_url else None
     return Deps(
         tenant_id=tenant,
-        models=Models.single(model),
+        models=model if isinstance(model, Models) else Models.single(model),
         retriever=TenantRetriever(es, tenant, index_prefix=index_prefix),
         web_search=web,
         redactor=redactor,
         limits=limits or Limits(retrieve_k=4),
         allow_web=allow_web,
+        breaker=breaker,
     )
 
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from pipeline.accounting import calls_by_kind
-from pipeline.deps import Deps, Models
+from pipeline.deps import Models
 from pipeline.edges import spent
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
-from tests.integration.graph_helpers import answer, route, run_turn, verdict
+from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
 from workers.breaker import RedisCircuitBreaker
 
 pytestmark = pytest.mark.integration
@@ -58,8 +58,6 @@ def test_a_failed_probe_opens_it_again(breaker: RedisCircuitBreaker) -> None:
 def test_graph_skips_a_model_whose_circuit_is_open(
     breaker: RedisCircuitBreaker, es: Any, corpus_tenant: str, redactor: Any, settings: Any
 ) -> None:
-    from corpus import TenantRetriever
-
     primary = ScriptedChatModel(script={}, model_name=model())  # fails the test if called
     for _ in range(3):
         breaker.record(primary.model_name, ok=False)
@@ -74,12 +72,12 @@ def test_graph_skips_a_model_whose_circuit_is_open(
         },
         model_name="backup",
     )
-    deps = Deps(
-        tenant_id=corpus_tenant,
-        models=Models.single(primary, fallbacks=(backup,)),
-        retriever=TenantRetriever(es, corpus_tenant, index_prefix=settings.index_prefix),
-        web_search=None,
-        redactor=redactor,
+    deps = make_deps(
+        es,
+        corpus_tenant,
+        Models.single(primary, fallbacks=(backup,)),
+        redactor,
+        index_prefix=settings.index_prefix,
         breaker=breaker,
     )
     state = run_turn(deps, "What torque does the rotor shaft fastener need?")

@@ -611,8 +611,7 @@ class TestModelFallbacks:
     ) -> None:
         from langchain_openai import ChatOpenAI
 
-        from corpus import TenantRetriever
-        from pipeline.deps import Deps, Models
+        from pipeline.deps import Models
 
         down = ChatOpenAI(
             base_url="http://127.0.0.1:9/v1", model="primary", api_key="x", max_retries=0, timeout=2
@@ -626,12 +625,12 @@ class TestModelFallbacks:
             },
             model_name="backup",
         )
-        deps = Deps(
-            tenant_id=corpus_tenant,
-            models=Models.single(down, fallbacks=(backup,)),
-            retriever=TenantRetriever(es, corpus_tenant, index_prefix=settings.index_prefix),
-            web_search=None,
-            redactor=redactor,
+        deps = make_deps(
+            es,
+            corpus_tenant,
+            Models.single(down, fallbacks=(backup,)),
+            redactor,
+            index_prefix=settings.index_prefix,
         )
         state = run_turn(deps, TORQUE_Q)
 
@@ -646,20 +645,19 @@ class TestModelFallbacks:
     ) -> None:
         from langchain_openai import ChatOpenAI
 
-        from corpus import TenantRetriever
-        from pipeline.deps import Deps, Models
+        from pipeline.deps import Models
 
         def down(name: str) -> Any:
             return ChatOpenAI(
                 base_url="http://127.0.0.1:9/v1", model=name, api_key="x", max_retries=0, timeout=2
             )
 
-        deps = Deps(
-            tenant_id=corpus_tenant,
-            models=Models.single(down("primary"), fallbacks=(down("backup"),)),
-            retriever=TenantRetriever(es, corpus_tenant, index_prefix=settings.index_prefix),
-            web_search=None,
-            redactor=redactor,
+        deps = make_deps(
+            es,
+            corpus_tenant,
+            Models.single(down("primary"), fallbacks=(down("backup"),)),
+            redactor,
+            index_prefix=settings.index_prefix,
         )
         state = run_turn(deps, TORQUE_Q)
         assert state["outcome"]["reason"] == "model_unavailable"

@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,17 @@ def _wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout_s: float = 90)
 @pytest.fixture(scope="module")
 def sessions(migrated_db: str) -> Any:
     return make_sessionmaker(make_engine(migrated_db, pool_size=1))
+
+
+@contextmanager
+def thread_held(redis_client: Any, tenant: str, thread: str) -> Iterator[None]:
+    """Hold a thread's lock as another worker would, for the duration of the block."""
+    lock = redis_client.lock(lock_name(tenant, thread), timeout=120)
+    assert lock.acquire(blocking=False)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _eventually(fn: Any, timeout_s: float = 60) -> Any:
@@ -507,9 +519,7 @@ def test_a_thread_busy_past_every_retry_fails_with_its_reason(
     fleet: dict[str, Any], redis_client: Any
 ) -> None:
     thread = f"th-busy-{uuid.uuid4().hex[:8]}"
-    lock = redis_client.lock(lock_name(fleet["tenant"], thread), timeout=120)
-    assert lock.acquire(blocking=False)
-    try:
+    with thread_held(redis_client, fleet["tenant"], thread):
         job = ask(
             celery_app,
             fleet["queue"],
@@ -519,8 +529,6 @@ def test_a_thread_busy_past_every_retry_fails_with_its_reason(
             webhook_url=fleet["sink"].url,
         )
         [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=90)
-    finally:
-        lock.release()
     body = delivery.body
     assert body["status"] == "failed" and body["reason"] == "retries_exhausted"
     assert "gave up after 2 retries" in body["detail"] and "busy" in body["detail"]
@@ -562,9 +570,7 @@ def test_reject_strategy_answers_rejected_busy_at_once(
     fleet: dict[str, Any], redis_client: Any, llm: FakeOpenAIServer
 ) -> None:
     thread = f"th-busy-{uuid.uuid4().hex[:8]}"
-    lock = redis_client.lock(lock_name(fleet["tenant"], thread), timeout=60)
-    assert lock.acquire(blocking=False)
-    try:
+    with thread_held(redis_client, fleet["tenant"], thread):
         job = ask(
             celery_app,
             fleet["queue"],
@@ -575,8 +581,6 @@ def test_reject_strategy_answers_rejected_busy_at_once(
             multitask="reject",
         )
         [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=30)
-    finally:
-        lock.release()
     assert (delivery.body["status"], delivery.body["reason"]) == ("failed", "rejected_busy")
     assert not any(thread in user for _, user in llm.model.calls)  # the graph never ran
 
