@@ -11,19 +11,21 @@ from typing import Annotated, Any
 
 import typer
 
+from workers.cli_deliveries import app as deliveries_app
 from workers.settings import get_settings
 
 app = typer.Typer(help="crag-fleet: grounded answers from private documents.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 tenants_app = typer.Typer(help="Tenants and their webhook secrets.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+app.add_typer(deliveries_app, name="deliveries")
 app.add_typer(tenants_app, name="tenants")
 
 
 def _sessions():  # type: ignore[no-untyped-def]
-    from workers.db.engine import make_engine, make_sessionmaker
+    from workers.db.engine import sessions_for
 
-    return make_sessionmaker(make_engine(get_settings().database_url, pool_size=1))
+    return sessions_for(get_settings().database_url)
 
 
 def _fail(message: str) -> typer.Exit:

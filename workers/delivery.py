@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +21,9 @@ import httpx
 from standardwebhooks.webhooks import Webhook
 
 from workers.webhook_policy import is_retryable, retry_after_s
+
+RESPONSE_BODY_LIMIT = 1000
+"""Characters of a receiver's reply kept with each attempt."""
 
 
 def check_secret(secret: str) -> None:
@@ -81,6 +85,8 @@ class Attempt:
     error: str | None
     permanent: bool = False
     retry_after_s: float | None = None
+    latency_ms: int | None = None
+    response_body: str | None = None
 
 
 def post_outcome(
@@ -101,6 +107,7 @@ def post_outcome(
         headers = signed_headers(secret, msg_id, payload)
     except Exception as exc:  # standardwebhooks raises plain errors on a malformed secret
         return Attempt(False, None, f"cannot sign with the tenant's secret: {exc}", True)
+    started = time.perf_counter()
     try:
         response = client.post(
             url,
@@ -109,14 +116,19 @@ def post_outcome(
             timeout=timeout_s,
         )
     except httpx.HTTPError as exc:
-        return Attempt(False, None, f"{type(exc).__name__}: {exc}")
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return Attempt(False, None, f"{type(exc).__name__}: {exc}", latency_ms=elapsed)
+    elapsed = int((time.perf_counter() - started) * 1000)
     status = response.status_code
+    text = response.text[:RESPONSE_BODY_LIMIT]
     if 200 <= status < 300:
-        return Attempt(True, status, None)
+        return Attempt(True, status, None, latency_ms=elapsed, response_body=text)
     return Attempt(
         False,
         status,
         f"HTTP {status}",
         permanent=not is_retryable(status),
         retry_after_s=retry_after_s(response.headers.get("retry-after")),
+        latency_ms=elapsed,
+        response_body=text,
     )

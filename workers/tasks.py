@@ -184,7 +184,16 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
         assert outcome is not None
-        repo.record_attempt(session, outcome, url, attempt, result.http_status, result.error)
+        repo.record_attempt(
+            session,
+            outcome,
+            url,
+            attempt,
+            result.http_status,
+            result.error,
+            result.latency_ms,
+            result.response_body,
+        )
         if result.ok:
             repo.set_delivery_status(session, outcome, "delivered")
         elif exhausted:

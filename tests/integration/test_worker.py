@@ -123,6 +123,7 @@ def fleet(
         _wait_ready(proc, log)
         with WebhookReceiver(secret) as sink:
             yield {
+                "deliveries": deliveries,
                 "queue": queue,
                 "sink": sink,
                 "tenant": corpus_tenant,
@@ -610,3 +611,65 @@ def test_a_worker_killed_mid_graph_resumes_from_its_checkpoint(
     # The nodes finished before the kill did not run again; generate ran once more.
     assert roles.count("router") == 1 and len(graders) == len(set(graders)) > 0
     assert roles.count("generator") == 2
+
+
+def test_operator_inspects_and_redelivers_a_dead_delivery(
+    fleet: dict[str, Any], sessions: Any
+) -> None:
+    secret, _ = ensure_tenant(fleet["tenant"])
+    runner = CliRunner()
+    with WebhookReceiver(secret, fail_first=99) as flaky:
+        job = ask(
+            celery_app,
+            fleet["queue"],
+            fleet["tenant"],
+            f"th-{uuid.uuid4().hex[:8]}",
+            TORQUE_Q,
+            webhook_url=flaky.url,
+        )
+        flaky.wait_for(job.job_id, count=3, timeout_s=90)
+
+        def dead() -> bool | None:
+            with sessions() as s:
+                record = s.get(OutcomeRecord, (fleet["tenant"], job.job_id))
+                return True if record and record.delivery_status == "dead" else None
+
+        assert _eventually(dead)
+        shown = runner.invoke(cli, ["deliveries", "show", job.job_id, "--tenant", fleet["tenant"]])
+        assert shown.exit_code == 0, shown.output
+        report = json.loads(shown.output)
+        assert report["delivery_status"] == "dead"
+        assert [a["http_status"] for a in report["attempts"]] == [500, 500, 500]
+        assert all(a["latency_ms"] is not None for a in report["attempts"])
+
+        flaky.fail_first = 0  # the receiver is fixed
+        again = runner.invoke(
+            cli,
+            [
+                "deliveries",
+                "redeliver",
+                job.job_id,
+                "--tenant",
+                fleet["tenant"],
+                "--queue",
+                fleet["deliveries"],
+            ],
+        )
+        assert again.exit_code == 0, again.output
+        deliveries = flaky.wait_for(job.job_id, count=4, timeout_s=60)
+    assert len(deliveries) == 4 and deliveries[-1].verified
+    assert {d.webhook_id for d in deliveries} == {webhook_id(fleet["tenant"], job.job_id)}
+    listed = runner.invoke(
+        cli,
+        [
+            "deliveries",
+            "list",
+            "--tenant",
+            fleet["tenant"],
+            "--status",
+            "delivered",
+            "--limit",
+            "500",
+        ],
+    )
+    assert job.job_id in listed.output

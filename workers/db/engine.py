@@ -19,6 +19,11 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
+def sessions_for(url: str) -> sessionmaker[Session]:
+    """Sessions on a one-connection engine, for short-lived commands (the CLI)."""
+    return make_sessionmaker(make_engine(url, pool_size=1))
+
+
 @contextmanager
 def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """A session that commits on success and rolls back on error (the task boundary's unit)."""

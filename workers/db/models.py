@@ -78,6 +78,8 @@ class WebhookAttempt(Base):
     attempt: Mapped[int] = mapped_column(Integer)
     http_status: Mapped[int | None] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)
+    latency_ms: Mapped[int | None] = mapped_column(Integer)
+    response_body: Mapped[str | None] = mapped_column(Text, doc="First 1,000 characters.")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     __table_args__ = (Index("ix_webhook_attempts_job", "tenant_id", "job_id"),)

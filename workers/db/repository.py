@@ -114,6 +114,8 @@ def record_attempt(
     attempt: int,
     http_status: int | None,
     error: str | None,
+    latency_ms: int | None = None,
+    response_body: str | None = None,
 ) -> None:
     """Log one webhook delivery attempt."""
     session.add(
@@ -125,8 +127,31 @@ def record_attempt(
             attempt=attempt,
             http_status=http_status,
             error=error,
+            latency_ms=latency_ms,
+            response_body=response_body,
         )
     )
+
+
+def list_outcomes(
+    session: Session, tenant_id: str | None, delivery_status: str | None, limit: int
+) -> Sequence[OutcomeRecord]:
+    """Newest outcomes first, optionally for one tenant and one delivery status."""
+    stmt = select(OutcomeRecord).order_by(OutcomeRecord.created_at.desc()).limit(limit)
+    if tenant_id:
+        stmt = stmt.where(OutcomeRecord.tenant_id == tenant_id)
+    if delivery_status:
+        stmt = stmt.where(OutcomeRecord.delivery_status == delivery_status)
+    return session.scalars(stmt).all()
+
+
+def list_attempts(session: Session, tenant_id: str, job_id: str) -> Sequence[WebhookAttempt]:
+    """A job's delivery attempts, oldest first."""
+    return session.scalars(
+        select(WebhookAttempt)
+        .where(WebhookAttempt.tenant_id == tenant_id, WebhookAttempt.job_id == job_id)
+        .order_by(WebhookAttempt.id)
+    ).all()
 
 
 def set_delivery_status(session: Session, outcome: OutcomeRecord, status: str) -> None:
