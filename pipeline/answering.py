@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from pipeline import prompts
 from pipeline.deps import Deps
 from pipeline.documents import Document
-from pipeline.edges import abstain_reason
+from pipeline.edges import abstain_reason, spent
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
@@ -203,7 +203,7 @@ def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
         "reason": None,
         "detail": f"grounded answer via {state['route']}",
     }
-    return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
+    return _end_turn(state, outcome)
 
 
 @traced_node("recall_answer")
@@ -221,7 +221,7 @@ def recall_answer(state: CragState, runtime: Runtime[Deps]) -> Update:
         "reason": None,
         "detail": "answered earlier in this thread",
     }
-    return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
+    return _end_turn(state, outcome)
 
 
 @traced_node("abstain")
@@ -245,7 +245,16 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
         "reason": reason,
         "detail": detail,
     }
-    return {"outcome": outcome, "history": [_turn(state["question"], outcome)]}
+    return _end_turn(state, outcome)
+
+
+def _end_turn(state: CragState, outcome: dict[str, Any]) -> Update:
+    """Close the turn: the outcome, the turn in the thread's history, the thread's calls."""
+    return {
+        "outcome": outcome,
+        "history": [_turn(state["question"], outcome)],
+        "thread_calls": state.get("thread_calls", 0) + spent(state),
+    }
 
 
 def _turn(question: str, outcome: dict[str, Any]) -> dict[str, Any]:

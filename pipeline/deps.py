@@ -103,6 +103,7 @@ class Limits:
         max_rewrites: Query rewrites allowed per run before falling back to web or abstaining.
         max_generations: Generation attempts allowed per run (first answer included).
         max_model_calls: Ceiling on chat-model calls per run; reaching it abstains.
+        max_thread_calls: Ceiling on chat-model calls over all turns of a thread.
         retrieve_k: Chunks fetched from the index per retrieval round.
         min_relevant: Chunks that must pass grading to generate without falling back.
         upper_threshold: A round with a chunk scoring at least this is "correct" (CRAG).
@@ -118,6 +119,7 @@ class Limits:
     max_rewrites: int = 2
     max_generations: int = 2
     max_model_calls: int = 40
+    max_thread_calls: int = 1000
     retrieve_k: int = 4
     min_relevant: int = 1
     upper_threshold: float = 0.7

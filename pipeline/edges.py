@@ -29,8 +29,13 @@ def spent(state: CragState) -> int:
 
 
 def over_budget(state: CragState, upcoming: int = 1) -> bool:
-    """True when ``upcoming`` more model calls would pass the turn's ceiling."""
-    return spent(state) + upcoming > state["budget"]["max_model_calls"]
+    """True when ``upcoming`` more model calls would pass the turn's or the thread's ceiling."""
+    after = spent(state) + upcoming
+    budget = state["budget"]
+    return (
+        after > budget["max_model_calls"]
+        or state.get("thread_calls", 0) + after > budget["max_thread_calls"]
+    )
 
 
 def fallback(state: CragState) -> Fallback:
@@ -40,8 +45,15 @@ def fallback(state: CragState) -> Fallback:
     return "abstain"
 
 
-def after_begin(state: CragState) -> Literal["condense_question", "route_question"]:
-    """A turn on a thread with history condenses the message into a standalone question."""
+def after_begin(
+    state: CragState,
+) -> Literal["condense_question", "route_question", "abstain"]:
+    """Start the turn: abstain at once if the thread is out of calls, else condense.
+
+    A turn on a thread with history condenses the message into a standalone question first.
+    """
+    if over_budget(state):
+        return "abstain"
     return "condense_question" if state.get("history") else "route_question"
 
 

@@ -58,6 +58,7 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
             "max_rewrites": limits.max_rewrites,
             "max_generations": limits.max_generations,
             "max_model_calls": limits.max_model_calls,
+            "max_thread_calls": limits.max_thread_calls,
             "min_relevant": limits.min_relevant,
             "upper_threshold": limits.upper_threshold,
             "lower_threshold": limits.lower_threshold,

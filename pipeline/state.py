@@ -166,6 +166,7 @@ class Budget(TypedDict):
     max_rewrites: int
     max_generations: int
     max_model_calls: int
+    max_thread_calls: int
     min_relevant: int
     upper_threshold: float
     lower_threshold: float
@@ -226,6 +227,8 @@ class CragState(TypedDict, total=False):
     """Query rewrites spent this turn."""
     generations: int
     """Generation attempts spent this turn."""
+    thread_calls: int
+    """Model calls of the thread's earlier turns (not reset by a new turn)."""
     calls: Annotated[list[ModelCall], append_or_reset]
     """Every chat-model call of this turn (parallel graders append theirs)."""
     model_error: Annotated[str | None, latest]

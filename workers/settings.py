@@ -68,6 +68,7 @@ class Settings(BaseSettings):
     max_rewrites: int = 2
     max_generations: int = 2
     max_model_calls: int = 40
+    max_thread_calls: int = Field(1000, description="Model calls allowed over a whole thread.")
     retrieve_k: int = 4
     min_relevant: int = 1
     upper_threshold: float = Field(0.7, description="Grader score of a 'correct' round.")

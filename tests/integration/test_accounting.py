@@ -161,3 +161,31 @@ def test_default_budget_covers_the_worst_case() -> None:
         limits.retrieve_k, limits.max_rewrites, limits.web_results, limits.max_generations
     )
     assert worst <= limits.max_model_calls
+
+
+def test_a_thread_out_of_calls_abstains_without_calling(deps_for: Any) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from pipeline.graph import build_graph
+
+    model = ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade_by_keyword("newton metres"),
+            "generator": lambda _: TORQUE_ANSWER,
+            "verifier": lambda _: verdict(True),
+            "condenser": lambda user: {"question": user.rsplit("Latest message: ", 1)[-1]},
+        }
+    )
+    deps = deps_for(model, limits=Limits(retrieve_k=1, max_thread_calls=5))
+    graph = build_graph(InMemorySaver())
+    turns = [
+        run_turn(deps, q, graph=graph, thread_id="th-budget")
+        for q in (TORQUE_Q, "And the bearings?", "Anything else?")
+    ]
+
+    assert turns[0]["outcome"]["status"] == "answered" and spent(turns[0]) == 4
+    assert turns[1]["outcome"]["reason"] == "budget_exhausted"
+    assert turns[2]["trace"] == ["begin_turn", "abstain"] and spent(turns[2]) == 0
+    assert turns[2]["outcome"]["reason"] == "budget_exhausted"
+    assert turns[2]["thread_calls"] == spent(turns[0]) + spent(turns[1])

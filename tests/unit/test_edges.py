@@ -18,6 +18,7 @@ def state(**over: Any) -> dict[str, Any]:
             "max_rewrites": 2,
             "max_generations": 2,
             "max_model_calls": 20,
+            "max_thread_calls": 1000,
             "min_relevant": 1,
             "upper_threshold": 0.7,
             "lower_threshold": 0.3,
@@ -166,6 +167,11 @@ class TestConfidenceTiers:
 
 
 class TestAfterBegin:
+    def test_a_thread_out_of_calls_abstains(self) -> None:
+        s = state(thread_calls=1000)
+        assert edges.after_begin(s) == "abstain"
+        assert edges.abstain_reason(s) == "budget_exhausted"
+
     def test_history_means_condensing_first(self) -> None:
         assert edges.after_begin(state()) == "route_question"
         assert edges.after_begin(state(history=[{"question": "q"}])) == "condense_question"
