@@ -53,3 +53,24 @@ def worst_case_calls(
     attempts = 1 + judge_retries
     graders = (retrieve_k * (max_rewrites + 1) + web_results) * attempts
     return 1 + graders + max_rewrites + max_generations * (1 + attempts)
+
+
+def worst_case_latency_s(calls: int, call_timeout_s: float, sdk_retries: int, models: int) -> float:
+    """Longest a turn can take with no deadline: every call at its timeout.
+
+    ``calls · timeout · (1 + sdk_retries) · models``, where ``calls`` is
+    :func:`worst_case_calls` (judge retries included) and ``models`` counts the primary and
+    its fallbacks. Grading runs in parallel, so this over-estimates.
+    """
+    return calls * call_timeout_s * (1 + sdk_retries) * models
+
+
+def step_latency_s(
+    call_timeout_s: float, sdk_retries: int, models: int, judge_retries: int = 1
+) -> float:
+    """Longest one super-step can take: one node's calls, each at its timeout.
+
+    A deadline is checked between super-steps, so a run that misses it ends within
+    ``deadline + step_latency_s`` (parallel graders share one step).
+    """
+    return call_timeout_s * (1 + sdk_retries) * models * (1 + judge_retries)

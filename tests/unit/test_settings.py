@@ -39,3 +39,15 @@ def test_fallback_chain_from_json(monkeypatch: pytest.MonkeyPatch) -> None:
     [backup] = models.fallbacks
     assert getattr(backup, "model_name", None) == "backup"
     assert "sk-fallback" not in repr(settings)
+
+
+def test_latency_bounds_follow_the_settings() -> None:
+    from pipeline.accounting import step_latency_s, worst_case_calls, worst_case_latency_s
+
+    s = Settings()
+    calls = worst_case_calls(s.retrieve_k, s.max_rewrites, s.web_results, s.max_generations)
+    unbounded = worst_case_latency_s(calls, s.llm_timeout_s, s.llm_max_retries, 1)
+    bound = s.job_deadline_s + step_latency_s(s.llm_timeout_s, s.llm_max_retries, 1)
+    assert unbounded == 39 * 60 * 2 == 4680
+    # With the defaults the deadline, not the loops, bounds what a caller waits: 840 s.
+    assert bound == 600 + 60 * 2 * 2 < unbounded
