@@ -153,6 +153,12 @@ def sessions(migrated_db: str) -> Any:
     return make_sessionmaker(make_engine(migrated_db, pool_size=1))
 
 
+def submit(fleet: dict[str, Any], thread: str, question: str, **options: Any) -> Any:
+    """Enqueue a question for the module's tenant, delivered to its webhook sink by default."""
+    options.setdefault("webhook_url", fleet["sink"].url)
+    return ask(celery_app, fleet["queue"], fleet["tenant"], thread, question, **options)
+
+
 @contextmanager
 def thread_held(redis_client: Any, tenant: str, thread: str) -> Iterator[None]:
     """Hold a thread's lock as another worker would, for the duration of the block."""
@@ -172,14 +178,7 @@ def _eventually(fn: Any, timeout_s: float = 60) -> Any:
 
 
 def test_job_is_answered_and_delivered_signed(fleet: dict[str, Any], sessions: Any) -> None:
-    job = ask(
-        celery_app,
-        fleet["queue"],
-        fleet["tenant"],
-        f"th-{uuid.uuid4().hex[:8]}",
-        TORQUE_Q,
-        webhook_url=fleet["sink"].url,
-    )
+    job = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
     [delivery] = fleet["sink"].wait_for(job.job_id)
 
     assert delivery.verified
@@ -200,13 +199,10 @@ def test_same_job_id_runs_once_and_redelivers_same_id(
     question = f"{TORQUE_Q} (ref {marker})"
     thread, job_id = f"th-{marker}", f"idem-{marker}"
     for _ in range(2):
-        ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        submit(
+            fleet,
             thread,
             question,
-            webhook_url=fleet["sink"].url,
             job_id=job_id,
         )
     deliveries = fleet["sink"].wait_for(job_id, count=2)
@@ -223,13 +219,10 @@ def test_same_job_id_runs_once_and_redelivers_same_id(
 def test_jobs_on_one_thread_never_overlap(fleet: dict[str, Any], sessions: Any) -> None:
     def run_pair(threads: list[str]) -> list[tuple[Any, Any]]:
         jobs = [
-            ask(
-                celery_app,
-                fleet["queue"],
-                fleet["tenant"],
+            submit(
+                fleet,
                 t,
                 f"SLOW {TORQUE_Q}",
-                webhook_url=fleet["sink"].url,
             )
             for t in threads
         ]
@@ -334,10 +327,8 @@ def test_webhook_retries_then_delivers_or_dead_letters(
 ) -> None:
     secret, _ = ensure_tenant(fleet["tenant"])
     with WebhookReceiver(secret, fail_first=fail_first) as flaky:
-        job = ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        job = submit(
+            fleet,
             f"th-{uuid.uuid4().hex[:8]}",
             TORQUE_Q,
             webhook_url=flaky.url,
@@ -420,14 +411,7 @@ def test_nothing_pushed_to_the_queue_is_dropped(
         r.reason for r in _dead_letters_matching(sessions, marker)
     ]
     # The worker survived all of it and still answers.
-    job = ask(
-        celery_app,
-        queue,
-        fleet["tenant"],
-        f"th-after-{marker}",
-        TORQUE_Q,
-        webhook_url=fleet["sink"].url,
-    )
+    job = submit(fleet, f"th-after-{marker}", TORQUE_Q)
     assert fleet["sink"].wait_for(job.job_id)
 
 
@@ -437,13 +421,10 @@ def test_a_job_id_reused_on_another_thread_runs_once(
     marker = uuid.uuid4().hex[:8]
     job_id, question = f"reuse-{marker}", f"{TORQUE_Q} ({marker})"
     for thread in ("a", "b"):
-        ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        submit(
+            fleet,
             f"th-{thread}-{marker}",
             question,
-            webhook_url=fleet["sink"].url,
             job_id=job_id,
         )
 
@@ -482,10 +463,8 @@ def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
 def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: Any) -> None:
     secret, _ = ensure_tenant(fleet["tenant"])
     with WebhookReceiver(secret, fail_first=99, fail_status=404) as gone:
-        job = ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        job = submit(
+            fleet,
             f"th-{uuid.uuid4().hex[:8]}",
             TORQUE_Q,
             webhook_url=gone.url,
@@ -521,13 +500,10 @@ def test_a_thread_busy_past_every_retry_fails_with_its_reason(
 ) -> None:
     thread = f"th-busy-{uuid.uuid4().hex[:8]}"
     with thread_held(redis_client, fleet["tenant"], thread):
-        job = ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        job = submit(
+            fleet,
             thread,
             TORQUE_Q,
-            webhook_url=fleet["sink"].url,
         )
         [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=90)
     body = delivery.body
@@ -555,13 +531,10 @@ def test_a_job_past_its_deadline_ends_with_the_apology(fleet: dict[str, Any]) ->
     assert "finalize" not in body["path"]
 
     # The thread is usable afterwards: the next turn runs normally.
-    nxt = ask(
-        celery_app,
-        fleet["queue"],
-        fleet["tenant"],
+    nxt = submit(
+        fleet,
         job.thread_id,
         TORQUE_Q,
-        webhook_url=fleet["sink"].url,
     )
     [after] = fleet["sink"].wait_for(nxt.job_id, timeout_s=60)
     assert after.body["status"] == "answered"
@@ -572,13 +545,10 @@ def test_reject_strategy_answers_rejected_busy_at_once(
 ) -> None:
     thread = f"th-busy-{uuid.uuid4().hex[:8]}"
     with thread_held(redis_client, fleet["tenant"], thread):
-        job = ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        job = submit(
+            fleet,
             thread,
             f"{TORQUE_Q} {thread}",
-            webhook_url=fleet["sink"].url,
             multitask="reject",
         )
         [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=30)
@@ -591,13 +561,10 @@ def test_a_worker_killed_mid_graph_resumes_from_its_checkpoint(
 ) -> None:
     marker = uuid.uuid4().hex[:8]
     KILL_SWITCHES[marker] = threading.Event()
-    job = ask(
-        celery_app,
-        fleet["queue"],
-        fleet["tenant"],
+    job = submit(
+        fleet,
         f"th-{marker}",
         f"KILLME-{marker} {TORQUE_Q}",
-        webhook_url=fleet["sink"].url,
     )
     assert KILL_SWITCHES[marker].wait(60), "the run never reached the generator"
     subprocess.run(["pkill", "-KILL", "-P", str(fleet["pid"])], check=False)  # kill -9
@@ -619,10 +586,8 @@ def test_operator_inspects_and_redelivers_a_dead_delivery(
     secret, _ = ensure_tenant(fleet["tenant"])
     runner = CliRunner()
     with WebhookReceiver(secret, fail_first=99) as flaky:
-        job = ask(
-            celery_app,
-            fleet["queue"],
-            fleet["tenant"],
+        job = submit(
+            fleet,
             f"th-{uuid.uuid4().hex[:8]}",
             TORQUE_Q,
             webhook_url=flaky.url,
