@@ -100,7 +100,7 @@ def forget_tenant(settings: Settings, tenant: str) -> None:
     from workers.resources import psycopg_url
 
     with psycopg.connect(psycopg_url(settings.database_url), autocommit=True) as conn:
-        for table in ("webhook_attempts", "outcomes", "jobs", "dead_letters", "tenants"):
+        for table in ("webhook_attempts", "outcomes", "jobs", "dead_letters", "threads", "tenants"):
             conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s", (tenant,))
         for table in ("checkpoint_writes", "checkpoint_blobs", "checkpoints"):
             conn.execute(f"DELETE FROM {table} WHERE thread_id LIKE %s", (f"{tenant}:%",))

@@ -35,10 +35,11 @@ def _fail(message: str) -> typer.Exit:
 
 @db_app.command("upgrade")
 def db_upgrade() -> None:
-    """Apply Alembic migrations and create the LangGraph checkpointer tables."""
+    """Apply Alembic migrations, create the checkpointer tables and the fencing trigger."""
     from alembic.config import Config
 
     from alembic import command
+    from workers.db import fencing
     from workers.resources import make_checkpointer
 
     root = Path(__file__).resolve().parent.parent
@@ -46,9 +47,11 @@ def db_upgrade() -> None:
     saver, pool = make_checkpointer(get_settings().database_url, max_size=1)
     try:
         saver.setup()
+        with pool.connection() as conn:
+            fencing.install(conn)
     finally:
         pool.close()
-    typer.echo("database is at head; checkpointer tables ready")
+    typer.echo("database is at head; checkpointer tables and fencing trigger ready")
 
 
 def describe_report(report: object) -> str:

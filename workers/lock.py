@@ -56,7 +56,7 @@ class HeldLock:
 
 @contextmanager
 def thread_lock(
-    redis: Redis, tenant_id: str, thread_id: str, *, ttl_s: float, wait_s: float
+    redis: Redis, tenant_id: str, thread_id: str, *, ttl_s: float, wait_s: float = 0
 ) -> Iterator[HeldLock]:
     """Hold ``crag:lock:{tenant}:{thread}`` for the duration of the block.
 
@@ -65,7 +65,7 @@ def thread_lock(
         tenant_id: Tenant of the thread.
         thread_id: The conversation thread (tenant-local id).
         ttl_s: Lock lifetime in seconds; renewed every ``ttl_s / 3`` while held.
-        wait_s: Longest time to wait for a busy lock, in seconds.
+        wait_s: Longest time to wait for a busy lock, in seconds (0: do not wait).
 
     Yields:
         A :class:`HeldLock` to :meth:`~HeldLock.check` before publishing.

@@ -13,18 +13,21 @@ from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from opentelemetry import trace
 from sqlalchemy.orm import Session
 
 from pipeline.accounting import calls_by_kind, made, tokens_by_model
 from pipeline.graph import RECURSION_LIMIT
+from workers.db import fencing
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord, OutcomeRecord
-from workers.errors import LockTimeout, PermanentJobError
+from workers.errors import LockLost, LockTimeout, PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
 from workers.resources import Resources
+from workers.settings import Settings
 from workers.webhook_policy import webhook_url_problem
 
 log = logging.getLogger(__name__)
@@ -33,21 +36,31 @@ tracer = trace.get_tracer("crag.workers")
 
 @dataclass(frozen=True)
 class Result:
-    """A job's stored outcome, and whether this call produced it (False: it existed)."""
+    """Where a job stands after :func:`answer_job`.
 
-    outcome: OutcomeRecord
+    ``outcome`` is its stored outcome, and ``fresh`` says whether this call produced it
+    (False: it existed). ``outcome`` is ``None`` while the job waits for its turn on a busy
+    thread; ``wait_s`` then says when to look again (it is woken sooner by the job before it).
+    """
+
+    outcome: OutcomeRecord | None
     fresh: bool
+    wait_s: float = 0.0
 
 
 def answer_job(job: Job, res: Resources) -> Result:
-    """Answer ``job`` once; a job_id seen before returns its stored outcome.
+    """Answer ``job`` once, in its turn on its thread; a job_id seen before returns its outcome.
+
+    Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line):
+    a job runs only when it is its thread's oldest unfinished job *and* it takes the
+    thread's lock. Otherwise it returns at once with ``outcome=None``, so waiting holds no
+    worker slot. A job past its deadline ends with the apology without waiting its turn.
 
     Raises:
         PermanentJobError: The tenant is not registered, the webhook URL is not allowed
             (:mod:`workers.webhook_policy`), or the job_id was already used for a different
             question or thread (an idempotency key must not be reused).
-        LockTimeout: The thread stayed busy past ``lock_wait_s`` (retry later).
-        LockLost: The lock was lost during the run; nothing was stored (retry later).
+        LockLost: The lock or the fence was lost during the run; nothing was stored.
     """
     s = res.settings
     with transaction(res.sessions) as session:
@@ -61,45 +74,71 @@ def answer_job(job: Job, res: Resources) -> Result:
             if problem:
                 raise PermanentJobError(problem, job_id=job.job_id, tenant_id=job.tenant_id)
         done = _finished(session, job)
-    if done is not None:
-        return Result(done, fresh=False)
+        if done is not None:
+            return Result(done, fresh=False)
+        record = repo.register_job(session, job)
+        _check_same_job(record, job)
+        head = repo.next_in_line(session, job.tenant_id, job.thread_id)
+    # The first sighting fixes the job's place in line and its deadline.
+    job = job.model_copy(update={"submitted_at": record.submitted_at})
+    deadline = deadline_of(job, s.job_deadline_s)
+    if time.time() >= deadline:
+        return _store(res, job, apology(job, res, {}, deadline - job.submitted_at.timestamp()))
     reject = job.options.multitask == "reject"
+    busy = f"thread {job.thread_id!r} is busy with another job"
+    if head is None or head.job_id != job.job_id:
+        return _rejected(res, job, busy) if reject else _wait(s, deadline)
     with ExitStack() as stack:
         try:
             held = stack.enter_context(
-                thread_lock(
-                    res.redis,
-                    job.tenant_id,
-                    job.thread_id,
-                    ttl_s=s.lock_ttl_s,
-                    wait_s=0 if reject else s.lock_wait_s,
-                )
+                thread_lock(res.redis, job.tenant_id, job.thread_id, ttl_s=s.lock_ttl_s)
             )
         except LockTimeout:
-            if not reject:
-                raise
-            # Double-texting with the "reject" strategy: tell the caller at once.
-            busy = f"thread {job.thread_id!r} is busy with another job"
-            rejected = record_failure(job, res, busy, reason="rejected_busy")
-            return Result(rejected or _stored(res, job), fresh=rejected is not None)
+            return _rejected(res, job, busy) if reject else _wait(s, deadline)
         with transaction(res.sessions) as session:
-            # Checked again under the lock: a duplicate may have finished while we waited.
+            fence = repo.claim_fence(session, job)
+            # Checked again under the lock: a duplicate may have finished meanwhile.
             done = _finished(session, job)
             if done is not None:
                 return Result(done, fresh=False)
-            # The upsert takes the job row's lock, so of two copies of a job_id sent on
-            # different threads (different thread locks) only the first can claim it.
-            _check_same_job(repo.start_job(session, job), job)
-        body = run_graph(job, res)
+            repo.start_job(session, job)
+        body = run_graph(job, res, fence)
         held.check()  # a worker that lost its lock must not publish
         with transaction(res.sessions) as session:
-            record = repo.save_outcome(
+            repo.check_fence(session, job.tenant_id, job.thread_id, fence)
+            record_, fresh = repo.save_outcome(
                 session,
                 body,
                 webhook_id(job.tenant_id, job.job_id),
                 has_webhook=job.webhook_url is not None,
             )
-    return Result(record, fresh=True)
+    return Result(record_, fresh=fresh)
+
+
+def deadline_of(job: Job, default_s: float) -> float:
+    """The job's deadline, Unix seconds: submission plus its own or the default allowance."""
+    return job.submitted_at.timestamp() + (job.options.deadline_s or default_s)
+
+
+def _wait(s: Settings, deadline: float) -> Result:
+    """Not this job's turn: look again after the poll interval, or at the deadline."""
+    return Result(None, fresh=False, wait_s=max(0.05, min(s.thread_poll_s, deadline - time.time())))
+
+
+def _rejected(res: Resources, job: Job, busy: str) -> Result:
+    """Double-texting with the ``reject`` strategy: answer ``rejected_busy`` at once."""
+    rejected = record_failure(job, res, busy, reason="rejected_busy")
+    return Result(rejected or _stored(res, job), fresh=rejected is not None)
+
+
+def _store(res: Resources, job: Job, body: OutcomeBody) -> Result:
+    """Store an outcome reached without running the graph (first writer wins)."""
+    with transaction(res.sessions) as session:
+        repo.start_job(session, job)
+        record, fresh = repo.save_outcome(
+            session, body, webhook_id(job.tenant_id, job.job_id), job.webhook_url is not None
+        )
+    return Result(record, fresh=fresh)
 
 
 def _stored(res: Resources, job: Job) -> OutcomeRecord:
@@ -129,7 +168,7 @@ def _check_same_job(record: JobRecord, job: Job) -> None:
         )
 
 
-def run_graph(job: Job, res: Resources) -> OutcomeBody:
+def run_graph(job: Job, res: Resources, fence: int | None = None) -> OutcomeBody:
     """Run one turn of the graph on the job's thread and shape its outcome.
 
     A run of the same job that a killed worker left unfinished on the thread resumes from
@@ -137,16 +176,30 @@ def run_graph(job: Job, res: Resources) -> OutcomeBody:
     streams super-step by super-step and stops at the first step that ends past
     the job's deadline (``submitted_at`` + ``deadline_s``), which then ends with the apology
     outcome (``failed``, ``deadline_exceeded``, ``handoff``), so the user always gets an
-    answer, an abstention or an apology in time. Model timeouts bound a single step.
+    answer, an abstention or an apology in time. Model timeouts bound a single step. When
+    every model in the chain is down the outcome is the same apology, reason
+    ``model_unavailable``.
+
+    Args:
+        job: The job (its ``submitted_at`` is the one first recorded).
+        res: The process's resources.
+        fence: The thread's fencing token from :func:`repository.claim_fence`; every
+            checkpoint of the run carries it and Postgres refuses it once a newer run holds
+            the thread (:mod:`workers.db.fencing`).
+
+    Raises:
+        LockLost: Postgres refused a checkpoint because a newer run holds the thread.
     """
     deps = res.deps_for(job.tenant_id, job.options.allow_web)
+    metadata: dict[str, Any] = {"job_id": job.job_id, "tenant_id": job.tenant_id}
+    if fence is not None:
+        metadata["crag_fence"] = fence
     config: Any = {
         "configurable": {"thread_id": job.graph_thread_id},
         "recursion_limit": RECURSION_LIMIT,
-        "metadata": {"job_id": job.job_id, "tenant_id": job.tenant_id},
+        "metadata": metadata,
     }
-    deadline_s = job.options.deadline_s or res.settings.job_deadline_s
-    deadline = job.submitted_at.timestamp() + deadline_s
+    deadline = deadline_of(job, res.settings.job_deadline_s)
     started = time.perf_counter()
     state: dict[str, Any] = {}
     with tracer.start_as_current_span("crag.job") as span:
@@ -165,17 +218,24 @@ def run_graph(job: Job, res: Resources) -> OutcomeBody:
                 context=deps,
                 stream_mode="values",
             )
-            with closing(steps):
-                for values in steps:
-                    state = values  # the full state after each super-step
-                    if time.time() >= deadline:
-                        break
+            try:
+                with closing(steps):
+                    for values in steps:
+                        state = values  # the full state after each super-step
+                        if time.time() >= deadline:
+                            break
+            except psycopg.errors.RaiseException as exc:
+                if not fencing.is_stale_fence(exc):
+                    raise
+                raise LockLost(str(exc), job_id=job.job_id, tenant_id=job.tenant_id) from exc
         trace_id = format(span.get_span_context().trace_id, "032x")
         latency_ms = int((time.perf_counter() - started) * 1000)
-        if not state.get("outcome"):
-            span.set_attribute("crag.outcome", "deadline_exceeded")
-            return apology(job, res, state, deadline_s, latency_ms, trace_id)
-        span.set_attribute("crag.outcome", state["outcome"]["status"])
+        outcome = state.get("outcome")
+        reason = outcome["reason"] if outcome else "deadline_exceeded"
+        span.set_attribute("crag.outcome", reason if not outcome else outcome["status"])
+        if not outcome or reason == "model_unavailable":
+            body = apology(job, res, state, deadline - job.submitted_at.timestamp(), reason)
+            return body.model_copy(update={"latency_ms": latency_ms, "trace_id": trace_id})
     return outcome_body(job, state, latency_ms, trace_id).model_copy(update={"resumed": resumed})
 
 
@@ -184,24 +244,31 @@ def apology(
     res: Resources,
     state: dict[str, Any],
     deadline_s: float,
-    latency_ms: int,
-    trace_id: str,
+    reason: str = "deadline_exceeded",
 ) -> OutcomeBody:
-    """The outcome of a job that missed its deadline: the apology, for a person to follow up."""
+    """The apology outcome, for a person to follow up (``failed``, ``handoff``).
+
+    ``reason`` is ``deadline_exceeded`` (no verified answer in ``deadline_s`` seconds of
+    submission) or ``model_unavailable`` (every model in the chain was down).
+    """
+    detail = (
+        "every language model in the chain was unreachable"
+        if reason == "model_unavailable"
+        else f"no verified answer within {deadline_s:g}s of submission"
+    )
     return OutcomeBody(
         job_id=job.job_id,
         tenant_id=job.tenant_id,
         thread_id=job.thread_id,
         status="failed",
         answer=res.settings.apology,
-        reason="deadline_exceeded",
-        detail=f"no verified answer within {deadline_s:g}s of submission",
+        reason=reason,
+        detail=detail,
         handoff=True,
         route=state.get("route"),
         path=state.get("trace", []),
         queries_tried=state.get("queries_tried", []),
-        latency_ms=latency_ms,
-        trace_id=trace_id,
+        model_failures=_failures(state.get("calls", [])),
     )
 
 
@@ -230,14 +297,18 @@ def outcome_body(
         model_calls=len(made(calls)),
         calls_by_kind=calls_by_kind(calls),
         tokens_by_model=tokens_by_model(calls),
-        model_failures=[
-            {"kind": c["kind"], "model": c["model"], "error": c.get("error") or "?"}
-            for c in calls
-            if not c["ok"]
-        ],
+        model_failures=_failures(calls),
         latency_ms=latency_ms,
         trace_id=trace_id,
     )
+
+
+def _failures(calls: list[dict[str, Any]]) -> list[dict[str, str]]:
+    return [
+        {"kind": c["kind"], "model": c["model"], "error": c.get("error") or "?"}
+        for c in calls
+        if not c["ok"]
+    ]
 
 
 def record_failure(
@@ -257,13 +328,5 @@ def record_failure(
         reason=reason,
         detail=detail,
     )
-    with transaction(res.sessions) as session:
-        if repo.get_outcome(session, job.tenant_id, job.job_id) is not None:
-            return None
-        repo.start_job(session, job)
-        return repo.save_outcome(
-            session,
-            body,
-            webhook_id(job.tenant_id, job.job_id),
-            has_webhook=job.webhook_url is not None,
-        )
+    result = _store(res, job, body)
+    return result.outcome if result.fresh else None

@@ -85,7 +85,11 @@ class Settings(BaseSettings):
     queue: str = Field("crag.questions", description="Queue of question jobs.")
     delivery_queue: str = Field("crag.deliveries", description="Queue of webhook deliveries.")
     lock_ttl_s: float = Field(60.0, description="Per-thread lock TTL; renewed while running.")
-    lock_wait_s: float = Field(600.0, description="Longest wait for a busy thread's lock.")
+    thread_poll_s: float = Field(
+        5.0,
+        description="A job waiting for its turn on a busy thread looks again after this many "
+        "seconds (it is also woken as soon as the job before it ends).",
+    )
     visibility_timeout_s: int = Field(
         3600, description="Redis redelivers an unacknowledged job after this; > longest run."
     )

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import redis.exceptions
 import sqlalchemy.exc
-from celery import Task, shared_task
+from celery import Task, current_app, shared_task
 from celery.utils.time import get_exponential_backoff_interval
 
 from workers import delivery
@@ -26,6 +26,7 @@ from workers.errors import PermanentJobError, TransientJobError
 from workers.jobs import Job, parse_job
 from workers.resources import Resources, get_resources
 from workers.runner import answer_job, record_failure
+from workers.turns import wait_turn, wake_next
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +100,13 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
             )
         raise
     outcome = result.outcome
+    if outcome is None:  # not its turn yet: back on the queue, the worker slot is free
+        wait_turn(self.app, res, body, result.wait_s)
+        wake_next(self.app, res, job.tenant_id, job.thread_id)
+        return {"status": "waiting", "job_id": job.job_id, "wait_s": result.wait_s}
     res.redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
-    _deliver_if_due(outcome.tenant_id, outcome.job_id, res, redeliver=not result.fresh)
+    _deliver_if_due(outcome.tenant_id, outcome.job_id, res)
+    wake_next(self.app, res, job.tenant_id, job.thread_id)
     return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
 
 
@@ -116,21 +122,26 @@ def _retrying(self: Task, res: Resources, fn: Any, *args: Any) -> Any:
 def give_up(
     res: Resources, job: Job, body: Any, detail: str, reason: str = "internal_error"
 ) -> dict[str, Any]:
-    """Store a ``failed`` outcome, dead-letter the job and deliver the outcome."""
+    """Store a ``failed`` outcome, dead-letter the job, deliver and wake the thread's next job."""
     record_failure(job, res, detail, reason)
     result = dead_letter(res, "job", detail, body, job.tenant_id, job.job_id)
     _deliver_if_due(job.tenant_id, job.job_id, res)
+    wake_next(current_app, res, job.tenant_id, job.thread_id)
     return result
 
 
-def _deliver_if_due(tenant_id: str, job_id: str, res: Resources, redeliver: bool = False) -> None:
+def _deliver_if_due(tenant_id: str, job_id: str, res: Resources) -> None:
+    """Send the outcome's delivery task while its delivery is ``pending``.
+
+    Idempotent: a re-sent job that finds its outcome stored re-publishes it only if
+    it is still pending (its first delivery task may have been lost with a worker), and
+    :func:`deliver_outcome` never posts an outcome twice at once or after it was delivered.
+    """
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
-        if outcome is None or outcome.delivery_status == "none":
-            return
-        if redeliver:  # a duplicate job re-publishes the stored outcome, same webhook-id
-            outcome.delivery_status = "pending"
-    deliver_outcome.delay(tenant_id, job_id)
+        due = outcome is not None and outcome.delivery_status == "pending"
+    if due:
+        deliver_outcome.delay(tenant_id, job_id)
 
 
 def dead_letter(
@@ -164,14 +175,34 @@ def record_dead_letter(self: Task, kind: str, reason: str, payload: Any) -> dict
 
 @shared_task(name="crag.deliver_outcome", bind=True, acks_late=True, max_retries=None)
 def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
-    """POST a stored outcome to its webhook; retry with backoff, then dead-letter."""
+    """POST a stored outcome to its webhook; retry with backoff, then dead-letter.
+
+    One attempt at a time per outcome (a Redis lock), and only while the outcome's delivery
+    is ``pending``: a duplicate task never posts an outcome that was delivered.
+    """
     res = get_resources()
+    guard = res.redis.lock(
+        f"crag:deliver:{tenant_id}:{job_id}",
+        timeout=res.settings.webhook_timeout_s + 30,
+        thread_local=False,
+    )
+    if not guard.acquire(blocking=False):
+        return {"status": "in_progress"}  # another task is posting it right now
+    try:
+        return _deliver(self, res, tenant_id, job_id)
+    finally:
+        guard.release()
+
+
+def _deliver(self: Task, res: Resources, tenant_id: str, job_id: str) -> dict[str, Any]:
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
         tenant = repo.get_tenant(session, tenant_id)
         job = repo.get_job(session, tenant_id, job_id)
         if outcome is None or tenant is None or job is None or not job.webhook_url:
             return {"status": "nothing_to_deliver"}
+        if outcome.delivery_status != "pending":
+            return {"status": outcome.delivery_status}
         attempt = repo.count_attempts(session, tenant_id, job_id) + 1
         url, secret = job.webhook_url, tenant.webhook_secret
         msg_id, body = outcome.webhook_id, outcome.body

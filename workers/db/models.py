@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, String, Text, func
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    func,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -29,8 +39,30 @@ class Tenant(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class ThreadRecord(Base):
+    """A conversation thread of a tenant, with its fencing token.
+
+    ``fence`` grows by one each time a worker takes the thread's lock; a worker may store an
+    outcome or a checkpoint only while the fence is still the one it was given (fencing
+    tokens, after Kleppmann, "How to do distributed locking", 2016).
+    """
+
+    __tablename__ = "threads"
+
+    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.tenant_id"), primary_key=True)
+    thread_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    checkpoint_thread_id: Mapped[str] = mapped_column(
+        Text, unique=True, doc="The checkpointer's thread_id ('tenant:thread')."
+    )
+    fence: Mapped[int] = mapped_column(BigInteger, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
 class JobRecord(Base):
-    """A job as received, and where it is (queued → running → answered|abstained|failed)."""
+    """A job as received, and where it is (queued → running → answered|abstained|failed).
+
+    Unfinished jobs of a thread (``queued`` or ``running``) take turns by ``submitted_at``.
+    """
 
     __tablename__ = "jobs"
 
@@ -46,7 +78,10 @@ class JobRecord(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
-    __table_args__ = (Index("ix_jobs_thread", "tenant_id", "thread_id"),)
+    __table_args__ = (
+        Index("ix_jobs_thread", "tenant_id", "thread_id"),
+        Index("ix_jobs_thread_turn", "tenant_id", "thread_id", "submitted_at"),
+    )
 
 
 class OutcomeRecord(Base):

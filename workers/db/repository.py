@@ -10,7 +10,15 @@ from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, Tenant, WebhookAttempt
+from workers.db.models import (
+    DeadLetter,
+    JobRecord,
+    OutcomeRecord,
+    Tenant,
+    ThreadRecord,
+    WebhookAttempt,
+)
+from workers.errors import LockLost
 from workers.jobs import Job, OutcomeBody
 
 
@@ -57,20 +65,56 @@ def get_outcome(session: Session, tenant_id: str, job_id: str) -> OutcomeRecord 
     return session.get(OutcomeRecord, (tenant_id, job_id))
 
 
-def start_job(session: Session, job: Job) -> JobRecord:
-    """Record that a job is running: insert it, or count one more attempt of it."""
-    values = {
+UNFINISHED = ("queued", "running")
+
+
+def _job_values(job: Job, status: str) -> dict[str, Any]:
+    return {
         "tenant_id": job.tenant_id,
         "job_id": job.job_id,
         "thread_id": job.thread_id,
         "question": job.question,
         "webhook_url": str(job.webhook_url) if job.webhook_url else None,
         "options": job.options.model_dump(),
-        "status": "running",
-        "attempts": 1,
+        "status": status,
+        "attempts": 0,
         "submitted_at": job.submitted_at,
-        "started_at": now(),
     }
+
+
+def register_job(session: Session, job: Job) -> JobRecord:
+    """Record a job as ``queued`` on its thread, once; a job seen before keeps its row.
+
+    The stored ``submitted_at`` is the job's place in its thread's line (see
+    :func:`next_in_line`), so a re-sent message cannot jump the queue.
+    """
+    session.execute(
+        insert(JobRecord)
+        .values(**_job_values(job, "queued"))
+        .on_conflict_do_nothing(index_elements=["tenant_id", "job_id"])
+    )
+    record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
+    assert record is not None
+    return record
+
+
+def next_in_line(session: Session, tenant_id: str, thread_id: str) -> JobRecord | None:
+    """The thread's oldest unfinished job (by ``submitted_at``, then job_id), if any."""
+    return session.scalars(
+        select(JobRecord)
+        .where(
+            JobRecord.tenant_id == tenant_id,
+            JobRecord.thread_id == thread_id,
+            JobRecord.status.in_(UNFINISHED),
+        )
+        .order_by(JobRecord.submitted_at, JobRecord.job_id)
+        .limit(1)
+    ).first()
+
+
+def start_job(session: Session, job: Job) -> JobRecord:
+    """Record that a job is running: insert it, or count one more attempt of it."""
+    values = _job_values(job, "running") | {"attempts": 1, "started_at": now()}
     stmt = (
         insert(JobRecord)
         .values(**values)
@@ -85,26 +129,74 @@ def start_job(session: Session, job: Job) -> JobRecord:
     return record
 
 
+def claim_fence(session: Session, job: Job) -> int:
+    """Take the thread's next fencing token (1, 2, …); call right after taking its lock."""
+    fence = session.scalar(
+        insert(ThreadRecord)
+        .values(
+            tenant_id=job.tenant_id,
+            thread_id=job.thread_id,
+            checkpoint_thread_id=job.graph_thread_id,
+            fence=1,
+        )
+        .on_conflict_do_update(
+            index_elements=["tenant_id", "thread_id"], set_={"fence": ThreadRecord.fence + 1}
+        )
+        .returning(ThreadRecord.fence)
+    )
+    assert fence is not None
+    return fence
+
+
+def check_fence(session: Session, tenant_id: str, thread_id: str, fence: int) -> None:
+    """Lock the thread's row until commit and raise unless ``fence`` is still current.
+
+    Raises:
+        LockLost: A newer holder took the thread since ``fence`` was given.
+    """
+    current = session.scalar(
+        select(ThreadRecord.fence)
+        .where(ThreadRecord.tenant_id == tenant_id, ThreadRecord.thread_id == thread_id)
+        .with_for_update()
+    )
+    if current != fence:
+        raise LockLost(
+            f"fence {fence} of thread {thread_id!r} is stale (now {current}); not storing",
+            tenant_id=tenant_id,
+        )
+
+
 def save_outcome(
     session: Session, body: OutcomeBody, webhook_id: str, has_webhook: bool
-) -> OutcomeRecord:
-    """Store a job's outcome (the outbox row) and mark the job finished."""
-    record = OutcomeRecord(
-        tenant_id=body.tenant_id,
-        job_id=body.job_id,
-        webhook_id=webhook_id,
-        status=body.status,
-        body=body.model_dump(mode="json"),
-        delivery_status="pending" if has_webhook else "none",
+) -> tuple[OutcomeRecord, bool]:
+    """Store a job's outcome (the outbox row), once, and mark the job finished.
+
+    Returns:
+        The stored row and ``True``, or the row stored earlier and ``False`` (a job has one
+        outcome: the first to commit wins, e.g. an apology racing a late answer).
+    """
+    inserted = session.scalar(
+        insert(OutcomeRecord)
+        .values(
+            tenant_id=body.tenant_id,
+            job_id=body.job_id,
+            webhook_id=webhook_id,
+            status=body.status,
+            body=body.model_dump(mode="json"),
+            delivery_status="pending" if has_webhook else "none",
+        )
+        .on_conflict_do_nothing(index_elements=["tenant_id", "job_id"])
+        .returning(OutcomeRecord.job_id)
     )
-    session.add(record)
-    session.execute(
-        update(JobRecord)
-        .where(JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id)
-        .values(status=body.status, finished_at=now())
-    )
-    session.flush()
-    return record
+    if inserted is not None:
+        session.execute(
+            update(JobRecord)
+            .where(JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id)
+            .values(status=body.status, finished_at=now())
+        )
+    record = session.get(OutcomeRecord, (body.tenant_id, body.job_id), populate_existing=True)
+    assert record is not None
+    return record, inserted is not None
 
 
 def record_attempt(
