@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -64,17 +66,33 @@ class WebhookReceiver(_Server):
     """Accepts outcome webhooks and keeps every delivery.
 
     Answers 204 when the signature verifies with ``secret`` and 401 otherwise (as the
-    Standard Webhooks spec asks of consumers), except that the first ``fail_first``
-    deliveries get ``fail_status`` (500), to exercise the sender's retries.
+    Standard Webhooks spec asks of consumers). To exercise the sender's retries, the n-th
+    delivery (from 0) gets ``replies[n]`` while there are replies left: an HTTP status, or
+    ``"hang"`` (answer 204 only after ``hang_s`` seconds, past the sender's timeout); then
+    the next ``fail_first`` deliveries in all get ``fail_status``.
     """
 
-    def __init__(self, secret: str, fail_first: int = 0, fail_status: int = 500) -> None:
+    def __init__(
+        self,
+        secret: str,
+        fail_first: int = 0,
+        fail_status: int = 500,
+        replies: Sequence[int | str] = (),
+        hang_s: float = 3.0,
+    ) -> None:
         self.deliveries: list[Delivery] = []
         self.fail_first = fail_first
         self.fail_status = fail_status
         verifier = Webhook(secret)
         arrived = self._arrived = threading.Condition()
         receiver = self
+
+        def reply_to(n: int, verified: bool) -> int | str:
+            if n < len(replies):
+                return replies[n]
+            if n < receiver.fail_first:
+                return receiver.fail_status
+            return 204 if verified else 401
 
         class Handler(_Quiet):
             def do_POST(self) -> None:
@@ -86,12 +104,15 @@ class WebhookReceiver(_Server):
                 except Exception:  # any verification failure means "not from the fleet"
                     verified = False
                 with arrived:
-                    failing = len(receiver.deliveries) < receiver.fail_first
+                    reply = reply_to(len(receiver.deliveries), verified)
                     receiver.deliveries.append(
                         Delivery(headers.get("webhook-id", ""), json.loads(raw), verified)
                     )
                     arrived.notify_all()
-                self.reply(receiver.fail_status if failing else 204 if verified else 401)
+                if reply == "hang":
+                    time.sleep(hang_s)
+                    reply = 204
+                self.reply(int(reply))
 
         super().__init__(Handler)
 

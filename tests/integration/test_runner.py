@@ -16,6 +16,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from pipeline.deps import Models
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.integration.graph_helpers import answer, route, verdict
+from workers.cli import ensure_tenant
+from workers.db import repository as repo
+from workers.db.engine import transaction
+from workers.errors import LockLost
 from workers.jobs import new_job
 from workers.resources import Resources
 from workers.runner import run_graph
@@ -91,3 +95,30 @@ def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_ten
     assert state["generations"] == 1  # counters are per turn
     other = resources.graph.get_state({"configurable": {"thread_id": f"other:{thread}"}})
     assert not other.values  # thread ids are namespaced by tenant
+
+
+def test_a_stale_run_cannot_write_a_checkpoint_or_store_an_outcome(
+    resources: Resources, corpus_tenant: str
+) -> None:
+    ensure_tenant(corpus_tenant)
+    job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+    with transaction(resources.sessions) as session:
+        stale = repo.claim_fence(session, job)
+    with transaction(resources.sessions) as session:
+        current = repo.claim_fence(session, job)  # a newer holder took the thread meanwhile
+    assert current == stale + 1
+    config = {"configurable": {"thread_id": job.graph_thread_id}}
+
+    # Postgres refuses the stale run's very first checkpoint, so it changes nothing.
+    with pytest.raises(LockLost, match="stale fence"):
+        run_graph(job, resources, fence=stale)
+    assert not resources.graph.get_state(config).values
+    with pytest.raises(LockLost, match="stale"), transaction(resources.sessions) as session:
+        repo.check_fence(session, job.tenant_id, job.thread_id, stale)
+
+    body = run_graph(job, resources, fence=current)
+    assert body.status == "answered"
+    with transaction(resources.sessions) as session:
+        repo.check_fence(session, job.tenant_id, job.thread_id, current)
+    fences = {c.metadata.get("crag_fence") for c in resources.graph.get_state_history(config)}
+    assert fences == {current}

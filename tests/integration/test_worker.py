@@ -32,7 +32,7 @@ from workers.broker import envelope
 from workers.cli import app as cli
 from workers.cli import ensure_tenant
 from workers.db.engine import make_engine, make_sessionmaker
-from workers.db.models import DeadLetter, JobRecord, OutcomeRecord
+from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, WebhookAttempt
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask, enqueue
 from workers.jobs import new_job, webhook_id
@@ -100,6 +100,7 @@ def fleet(
         "CRAG_THREAD_POLL_S": "1",
         "CRAG_LOCK_TTL_S": "3",
         "CRAG_JOB_MAX_RETRIES": "2",
+        "CRAG_WEBHOOK_TIMEOUT_S": "1",
     }
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     with log.open("w") as out:
@@ -317,19 +318,14 @@ def test_non_python_producer_message_format(fleet: dict[str, Any], redis_client:
     assert delivery.verified and delivery.body["status"] == "answered"
 
 
-@pytest.mark.parametrize(("fail_first", "delivered"), [(1, True), (99, False)])
-def test_webhook_retries_then_delivers_or_dead_letters(
-    fleet: dict[str, Any], sessions: Any, fail_first: int, delivered: bool
+@pytest.mark.parametrize(("replies", "delivered"), [([500, "hang", 204], True), ([500] * 9, False)])
+def test_webhook_retries_then_delivers_once_or_dead_letters(
+    fleet: dict[str, Any], sessions: Any, replies: list[int | str], delivered: bool
 ) -> None:
     secret, _ = ensure_tenant(fleet["tenant"])
-    with WebhookReceiver(secret, fail_first=fail_first) as flaky:
-        job = submit(
-            fleet,
-            f"th-{uuid.uuid4().hex[:8]}",
-            TORQUE_Q,
-            webhook_url=flaky.url,
-        )
-        attempts = flaky.wait_for(job.job_id, count=2 if delivered else 3, timeout_s=90)
+    with WebhookReceiver(secret, replies=replies, hang_s=3) as flaky:  # timeout is 1 s
+        job = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=flaky.url)
+        flaky.wait_for(job.job_id, count=3, timeout_s=90)
 
         def final_status() -> str | None:
             with sessions() as s:
@@ -338,13 +334,24 @@ def test_webhook_retries_then_delivers_or_dead_letters(
                 return record.delivery_status if done else None
 
         status = _eventually(final_status)
+        time.sleep(2)  # a stray extra attempt would show up meanwhile
+        attempts = flaky.wait_for(job.job_id, count=4, timeout_s=0)
     assert {a.webhook_id for a in attempts} == {webhook_id(fleet["tenant"], job.job_id)}
+    assert len(attempts) == 3  # delivered on the third, or CRAG_WEBHOOK_MAX_ATTEMPTS=3
+    with sessions() as s:
+        logged = s.scalars(
+            select(WebhookAttempt)
+            .where(WebhookAttempt.job_id == job.job_id)
+            .order_by(WebhookAttempt.attempt)
+        ).all()
+        letters = s.scalars(select(DeadLetter).where(DeadLetter.job_id == job.job_id)).all()
     if delivered:
-        assert len(attempts) == 2 and status == "delivered"
+        assert status == "delivered" and not letters
+        assert [a.http_status for a in logged] == [500, None, 204]
+        assert "Timeout" in (logged[1].error or "")
     else:
-        assert len(attempts) == 3 and status == "dead"  # CRAG_WEBHOOK_MAX_ATTEMPTS=3
-        with sessions() as s:
-            letters = s.scalars(select(DeadLetter).where(DeadLetter.job_id == job.job_id)).all()
+        assert status == "dead"
+        assert [a.http_status for a in logged] == [500, 500, 500]
         assert [d.kind for d in letters] == ["webhook"]
         assert "failed 3 times, last: HTTP 500" in letters[0].reason
 
