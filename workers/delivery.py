@@ -13,6 +13,7 @@ import base64
 import json
 import secrets
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -20,7 +21,13 @@ from typing import Any
 import httpx
 from standardwebhooks.webhooks import Webhook
 
-from workers.webhook_policy import is_retryable, retry_after_s
+from workers.webhook_policy import (
+    Address,
+    is_retryable,
+    resolve,
+    resolved_problem,
+    retry_after_s,
+)
 
 RESPONSE_BODY_LIMIT = 1000
 """Characters of a receiver's reply kept with each attempt."""
@@ -90,9 +97,21 @@ class Attempt:
 
 
 def post_outcome(
-    client: httpx.Client, url: str, secret: str, msg_id: str, body: dict[str, Any], timeout_s: float
+    client: httpx.Client,
+    url: str,
+    secret: str,
+    msg_id: str,
+    body: dict[str, Any],
+    timeout_s: float,
+    allowlist: Collection[str] = (),
+    resolver: Callable[[str], list[Address]] = resolve,
 ) -> Attempt:
     """POST one signed outcome; never raises for HTTP or network failures.
+
+    A host outside the tenant's ``allowlist`` is resolved first and every address must be
+    public (:func:`~workers.webhook_policy.resolved_problem`); the request then goes to the
+    checked address, with the name kept for ``Host``, SNI and certificate checks, so DNS
+    rebinding between check and connection cannot aim it at an internal service.
 
     Args:
         client: The process-wide HTTP client.
@@ -101,19 +120,34 @@ def post_outcome(
         msg_id: The outcome's stable ``webhook-id``.
         body: The outcome body.
         timeout_s: Whole-request timeout, seconds.
+        allowlist: Hosts the tenant allows without the public-address rule.
+        resolver: Name to addresses (default ``getaddrinfo``).
     """
     payload = encode_body(body)
     try:
         headers = signed_headers(secret, msg_id, payload)
     except Exception as exc:  # standardwebhooks raises plain errors on a malformed secret
         return Attempt(False, None, f"cannot sign with the tenant's secret: {exc}", True)
+    parts = httpx.URL(url)
+    try:
+        problem, address = resolved_problem(parts.host, allowlist, resolver)
+    except OSError as exc:
+        return Attempt(False, None, f"cannot resolve {parts.host!r}: {exc}")
+    if problem:
+        return Attempt(False, None, problem, permanent=True)
+    extensions: dict[str, Any] = {}
+    if address is not None:
+        headers["host"] = parts.netloc.decode()
+        extensions["sni_hostname"] = parts.host
+        parts = parts.copy_with(host=str(address))
     started = time.perf_counter()
     try:
         response = client.post(
-            url,
+            parts,
             content=payload.encode(),
             headers=headers,
             timeout=timeout_s,
+            extensions=extensions,
         )
     except httpx.HTTPError as exc:
         elapsed = int((time.perf_counter() - started) * 1000)

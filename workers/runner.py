@@ -28,7 +28,7 @@ from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
 from workers.resources import Resources
 from workers.settings import Settings
-from workers.webhook_policy import webhook_url_problem
+from workers.webhook_policy import intake_problem
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("crag.workers")
@@ -57,9 +57,10 @@ def answer_job(job: Job, res: Resources) -> Result:
     worker slot. A job past its deadline ends with the apology without waiting its turn.
 
     Raises:
-        PermanentJobError: The tenant is not registered, the webhook URL is not allowed
-            (:mod:`workers.webhook_policy`), or the job_id was already used for a different
-            question or thread (an idempotency key must not be reused).
+        PermanentJobError: The tenant is not registered, the webhook URL is not allowed or
+            resolves to a private address (:mod:`workers.webhook_policy`), or the job_id
+            was already used for a different question or thread (an idempotency key must
+            not be reused).
         LockLost: The lock or the fence was lost during the run; nothing was stored.
     """
     s = res.settings
@@ -70,7 +71,7 @@ def answer_job(job: Job, res: Resources) -> Result:
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
         if job.webhook_url is not None:
-            problem = webhook_url_problem(str(job.webhook_url), tenant.webhook_allowlist)
+            problem = intake_problem(str(job.webhook_url), tenant.webhook_allowlist)
             if problem:
                 raise PermanentJobError(problem, job_id=job.job_id, tenant_id=job.tenant_id)
         done = _finished(session, job)

@@ -204,10 +204,10 @@ def _deliver(self: Task, res: Resources, tenant_id: str, job_id: str) -> dict[st
         if outcome.delivery_status != "pending":
             return {"status": outcome.delivery_status}
         attempt = repo.count_attempts(session, tenant_id, job_id) + 1
-        url, secret = job.webhook_url, tenant.webhook_secret
+        url, secret, allow = job.webhook_url, tenant.webhook_secret, tenant.webhook_allowlist
         msg_id, body = outcome.webhook_id, outcome.body
     result = delivery.post_outcome(
-        res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s
+        res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s, allow
     )
     exhausted = not result.ok and (
         result.permanent or self.request.retries + 1 >= res.settings.webhook_max_attempts

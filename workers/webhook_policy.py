@@ -10,7 +10,8 @@ the host. Retries follow the Standard Webhooks guidance: timeouts, connection er
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Collection
+import socket
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
@@ -33,15 +34,59 @@ def webhook_url_problem(url: str, allowlist: Collection[str]) -> str | None:
         return None
     if parts.scheme != "https":
         return f"webhook_url must use https (host {host!r} is not in the tenant's allowlist)"
+    host = host.rstrip(".")
     if host == "localhost" or host.endswith(".localhost"):
         return f"webhook_url host {host!r} is local"
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return None  # a name: resolved by the receiver's DNS, not ours to judge here
-    if not address.is_global:
+        return None  # a name (or a shorthand such as 127.1): see resolved_problem
+    if not _public(address):
         return f"webhook_url host {host} is not a public address"
     return None
+
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def resolve(host: str) -> list[Address]:
+    """Every address ``host`` resolves to (``getaddrinfo``, as the HTTP client would).
+
+    Raises:
+        OSError: The name does not resolve.
+    """
+    return [ipaddress.ip_address(info[4][0]) for info in socket.getaddrinfo(host, None)]
+
+
+def _public(address: Address) -> bool:
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_global
+
+
+def resolved_problem(
+    host: str, allowlist: Collection[str], resolver: Callable[[str], list[Address]] = resolve
+) -> tuple[str | None, Address | None]:
+    """Check where a webhook host really points, closing the holes a name check leaves.
+
+    A public-looking name can resolve to 10.0.0.5, ``127.1`` and ``2130706433`` are
+    loopback, and DNS can change between the check and the connection (rebinding). So the
+    host is resolved, every address must be public, and the caller connects to the address
+    returned here rather than resolving again.
+
+    Returns:
+        ``(problem, None)`` when an address is not public; ``(None, address)`` to connect
+        to; ``(None, None)`` for an allowlisted host (connect as usual).
+
+    Raises:
+        OSError: The host does not resolve (worth retrying later).
+    """
+    if host.lower().rstrip(".") in {h.lower() for h in allowlist}:
+        return None, None
+    addresses = resolver(host)
+    for address in addresses:
+        if not _public(address):
+            return f"webhook_url host {host!r} resolves to non-public address {address}", None
+    return None, addresses[0]
 
 
 def is_retryable(status: int) -> bool:
@@ -61,3 +106,21 @@ def retry_after_s(value: str | None, now: datetime | None = None) -> float | Non
     except (TypeError, ValueError):
         return None
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def intake_problem(
+    url: str, allowlist: Collection[str], resolver: Callable[[str], list[Address]] = resolve
+) -> str | None:
+    """Why a job's webhook URL is refused when the job arrives, or ``None``.
+
+    The static rules of :func:`webhook_url_problem`, then :func:`resolved_problem`. A name
+    that does not resolve now is accepted: DNS may be back by delivery time, which checks
+    again and retries.
+    """
+    problem = webhook_url_problem(url, allowlist)
+    if problem:
+        return problem
+    try:
+        return resolved_problem(urlsplit(url).hostname or "", allowlist, resolver)[0]
+    except OSError:
+        return None
