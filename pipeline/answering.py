@@ -235,6 +235,7 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
         "off_target": "the sources found do not resolve the question",
         "budget_exhausted": "the model-call budget for this question ran out",
         "model_unavailable": "the language model could not be reached",
+        "retrieval_unavailable": "the sources could not be searched",
     }[reason]
     extra = state.get("retrieval_error") or state.get("model_error") or state.get("feedback")
     detail = f"{detail}; queries tried: {tried}" + (f"; {extra}" if extra else "")

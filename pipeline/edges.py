@@ -209,4 +209,6 @@ def abstain_reason(state: CragState) -> AbstainReason:
         return "budget_exhausted"
     if state.get("generation") is not None and state.get("grounded") is not None:
         return "off_target" if state["grounded"] else "ungrounded"
+    if state.get("retrieval_error"):
+        return "retrieval_unavailable"  # the index (or web search) could not be searched
     return "no_relevant_sources"

@@ -68,6 +68,17 @@ def model_name(model: BaseChatModel) -> str:
     return type(model).__name__
 
 
+def endpoint_key(model: BaseChatModel) -> str:
+    """The circuit breaker's key for a model: its name at its endpoint (``name@base_url``).
+
+    Two endpoints serving the same model name fail independently, so they get separate
+    circuits; a model without a base URL (a local or scripted one) is keyed by name.
+    """
+    base = getattr(model, "openai_api_base", None) or getattr(model, "base_url", None)
+    name = model_name(model)
+    return f"{name}@{base}" if isinstance(base, str) and base else name
+
+
 def _classify(exc: Exception) -> type[Exception] | None:
     """Which of our errors ``exc`` is, if any.
 

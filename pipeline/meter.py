@@ -16,7 +16,14 @@ from opentelemetry import trace
 from pydantic import BaseModel
 
 from pipeline.deps import CircuitBreaker
-from pipeline.llm import BadReply, ModelUnavailable, Usage, ask_structured, model_name
+from pipeline.llm import (
+    BadReply,
+    ModelUnavailable,
+    Usage,
+    ask_structured,
+    endpoint_key,
+    model_name,
+)
 from pipeline.state import CIRCUIT_OPEN, ModelCall
 from pipeline.tracing import model_span, record_usage
 
@@ -77,8 +84,8 @@ class Meter:
         """
         last: ModelUnavailable | None = None
         for candidate in (model, *self._fallbacks):
-            name = model_name(candidate)
-            if self._breaker is not None and not self._breaker.allow(name):
+            name, circuit = model_name(candidate), endpoint_key(candidate)
+            if self._breaker is not None and not self._breaker.allow(circuit):
                 self._record(kind, Usage(name), CIRCUIT_OPEN)  # a hop, not a call
                 trace.get_current_span().add_event("circuit_open", {"model": name})
                 last = ModelUnavailable(f"{name}: circuit open", CIRCUIT_OPEN)
@@ -86,13 +93,13 @@ class Meter:
             try:
                 reply = self._ask_one(kind, candidate, schema, messages, retries)
             except ModelUnavailable as exc:
-                self._report(name, ok=False)
+                self._report(circuit, ok=False)
                 last = exc
                 continue
             except BadReply:
-                self._report(name, ok=True)  # it answered: the endpoint is healthy
+                self._report(circuit, ok=True)  # it answered: the endpoint is healthy
                 raise
-            self._report(name, ok=True)
+            self._report(circuit, ok=True)
             return reply
         assert last is not None
         raise last

@@ -17,7 +17,12 @@ may also choose ``"history"`` (answered earlier in the thread) or ``"none"`` (no
 available at all)."""
 
 AbstainReason = Literal[
-    "no_relevant_sources", "ungrounded", "off_target", "budget_exhausted", "model_unavailable"
+    "no_relevant_sources",
+    "ungrounded",
+    "off_target",
+    "budget_exhausted",
+    "model_unavailable",
+    "retrieval_unavailable",
 ]
 """Reason codes of an abstention."""
 

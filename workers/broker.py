@@ -9,6 +9,14 @@ worker, and the message is gone. This transport instead turns:
 - anything else into a ``crag.record_dead_letter`` message carrying the raw text and why it
   was refused, so it ends as a dead letter with its reason.
 
+It also keeps messages a worker held when Redis went away. On a lost connection kombu
+puts the worker's unacknowledged messages back on their queues, but Redis is down at that
+moment, so the restore fails and kombu forgets them: they would sit in the ``unacked`` hash
+until the visibility timeout (an hour) and kombu's throttled scan bring them back. Here the
+failed restore remembers their delivery tags, and the next channel, once Redis answers
+again, puts them back on their queues at once (an idempotent move; a message acknowledged
+meanwhile is simply no longer there).
+
 Selected with Celery's ``broker_transport`` setting (see :mod:`workers.app`).
 """
 
@@ -16,11 +24,15 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+import threading
 import uuid
 from typing import Any
 
 from kombu.transport import redis as kombu_redis
 from kombu.utils.encoding import bytes_to_str
+
+log = logging.getLogger(__name__)
 
 ANSWER_TASK = "crag.answer_question"
 DEAD_LETTER_TASK = "crag.record_dead_letter"
@@ -104,8 +116,59 @@ def _refused(raw: str, queue: str, reason: str) -> dict[str, Any]:
     )
 
 
+_orphans: set[str] = set()
+"""Delivery tags whose restore failed because Redis was unreachable (this process)."""
+_orphans_lock = threading.Lock()
+
+
+class QoS(kombu_redis.QoS):
+    """kombu's Redis QoS, remembering what it could not restore while Redis was down."""
+
+    def restore_unacked(self, client: Any = None) -> None:
+        """Restore this channel's unacknowledged messages, or remember them for later."""
+        try:
+            super().restore_unacked(client)
+        except self.channel.connection_errors as exc:
+            delivered: Any = self._delivered
+            with _orphans_lock:
+                _orphans.update(delivered)
+            log.warning(
+                "could not restore %d unacknowledged message(s) (%s); will on reconnect",
+                len(delivered),
+                exc,
+            )
+            delivered.clear()
+
+
 class Channel(kombu_redis.Channel):
-    """kombu's Redis channel with :func:`coerce_message` between BRPOP and delivery."""
+    """kombu's Redis channel with :func:`coerce_message` between BRPOP and delivery.
+
+    It also restores the messages a lost connection left behind (see the module docstring).
+    """
+
+    QoS = QoS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.restore_orphans()
+
+    def restore_orphans(self) -> int:
+        """Put messages whose restore failed back on their queues; returns how many."""
+        with _orphans_lock:
+            tags = list(_orphans)
+        if not tags:
+            return 0
+        try:
+            with self.conn_or_acquire() as client:
+                for tag in tags:
+                    self.qos.restore_by_tag(tag, client=client)
+        except self.connection_errors as exc:
+            log.warning("restoring %d message(s) failed again: %s", len(tags), exc)
+            return 0
+        with _orphans_lock:
+            _orphans.difference_update(tags)
+        log.warning("restored %d message(s) left unacknowledged by a lost connection", len(tags))
+        return len(tags)
 
     def _brpop_read(self, **options: Any) -> bool:
         # Same as kombu 5.7's Channel._brpop_read, except for the coerce_message call.

@@ -37,12 +37,16 @@ def make_checkpointer(database_url: str, max_size: int = 4) -> tuple[PostgresSav
     """A ``PostgresSaver`` over a psycopg connection pool.
 
     Connection settings follow LangGraph's docs: autocommit, no prepared statements, dict rows.
+    Each connection is checked as it is handed out, so after a Postgres restart the pool
+    replaces dead connections instead of failing the next runs with them.
     """
     pool = ConnectionPool(
         psycopg_url(database_url),
         min_size=1,
         max_size=max_size,
         open=True,
+        check=ConnectionPool.check_connection,
+        timeout=5.0,  # fail fast (a retryable PoolTimeout) while Postgres is away
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
     return PostgresSaver(pool), pool  # type: ignore[arg-type]

@@ -364,7 +364,7 @@ class TestHandledFailures:
         model = ScriptedChatModel(script={"router": [route("vectorstore")]})
         state = run_turn(make_deps(dead, "t-down", model, redactor), TORQUE_Q)
         assert state["outcome"]["status"] == "abstained"
-        assert state["outcome"]["reason"] == "no_relevant_sources"
+        assert state["outcome"]["reason"] == "retrieval_unavailable"
         assert "t-down" in state["outcome"]["detail"]
 
     def test_model_outage_abstains_with_reason(self, deps_for: Any) -> None:

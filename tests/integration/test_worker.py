@@ -9,13 +9,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +24,7 @@ from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.harness import worker_fleet
 from workers.app import ANSWER_TASK
 from workers.app import app as celery_app
 from workers.broker import envelope
@@ -102,51 +101,23 @@ def fleet(
         "CRAG_JOB_MAX_RETRIES": "2",
         "CRAG_WEBHOOK_TIMEOUT_S": "1",
     }
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "workers.cli",
-                "worker",
-                "--concurrency",
-                "2",
-                "--hostname",
-                f"test-{suffix}@%h",
-            ],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=Path(__file__).parents[2],
-        )
+    log_dir = tmp_path_factory.mktemp("worker")
     try:
-        _wait_ready(proc, log)
-        with WebhookReceiver(secret) as sink:
+        with (
+            worker_fleet(env, log_dir, concurrency=2) as [proc],
+            WebhookReceiver(secret) as sink,
+        ):
             yield {
                 "deliveries": deliveries,
                 "queue": queue,
                 "sink": sink,
                 "tenant": corpus_tenant,
-                "log": log,
+                "log_dir": log_dir,
                 "pid": proc.pid,
             }
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
         for key in redis_client.scan_iter(match=f"*test-{suffix}*"):
             redis_client.delete(key)
-
-
-def _wait_ready(proc: subprocess.Popen[bytes], log: Path, timeout_s: float = 90) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"worker exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        if " ready." in log.read_text():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"worker not ready after {timeout_s}s:\n{log.read_text()[-3000:]}")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,304 @@
+"""Fault tests: the fleet loses nothing and delivers nothing twice when its services fail.
+
+Real worker processes, real Redis, Postgres and Elasticsearch; the services a test breaks
+are private instances (:mod:`tests.integration.harness`) or addresses where nothing listens.
+The model is a scripted OpenAI-compatible server. (Worker killed mid-graph and webhook
+receivers that fail are in ``test_worker.py``.)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.harness import (
+    ROOT,
+    ScratchPostgres,
+    ScratchRedis,
+    free_port,
+    producer,
+    wait_until,
+    worker_fleet,
+)
+from workers.cli import ensure_tenant
+from workers.db import repository as repo
+from workers.db.engine import make_engine, make_sessionmaker, transaction
+from workers.db.models import JobRecord
+from workers.demo_services import WebhookReceiver
+from workers.intake import ask
+from workers.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+TORQUE_Q = "What torque does the rotor shaft fastener need?"
+
+GATES: dict[str, tuple[threading.Event, threading.Event]] = {}
+"""Questions marked GATE-<id> stop in the generator until the test opens the gate."""
+
+
+def generator(user: str) -> dict[str, Any]:
+    for marker, (entered, release) in GATES.items():
+        if f"GATE-{marker}" in user and not release.is_set():
+            entered.set()
+            release.wait(60)
+    if "SLOW" in user:
+        time.sleep(1.0)
+    if "JITTER" in user:
+        time.sleep(random.uniform(0.0, 0.15))
+    return answer(
+        "Tighten it to 12 newton metres [1].",
+        ("The rotor shaft fastener needs 12 newton metres.", [1]),
+    )
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[FakeOpenAIServer]:
+    model = ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade_by_keyword("newton metres"),
+            "generator": generator,
+            "verifier": lambda _: verdict(True),
+            "condenser": echo_condenser,
+        }
+    )
+    with FakeOpenAIServer(model) as server:
+        yield server
+
+
+def fleet_env(llm: FakeOpenAIServer, **settings: str) -> dict[str, str]:
+    """Worker environment: private queues, quick retries, the scripted model, no web."""
+    suffix = uuid.uuid4().hex[:8]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
+    env |= {
+        "CRAG_LLM_BASE_URL": llm.base_url,
+        "CRAG_QUEUE": f"crag.questions.fault-{suffix}",
+        "CRAG_DELIVERY_QUEUE": f"crag.deliveries.fault-{suffix}",
+        "CRAG_RETRY_BACKOFF_S": "1",
+        "CRAG_RETRY_BACKOFF_MAX_S": "3",
+        "CRAG_THREAD_POLL_S": "2",
+        "CRAG_TRACE_CONSOLE": "false",
+    }
+    return env | {f"CRAG_{k.upper()}": v for k, v in settings.items()}
+
+
+def deliveries_once(sink: WebhookReceiver, job_ids: list[str], timeout_s: float) -> list[Any]:
+    """Wait for every job's outcome; then, after a grace period, assert none came twice."""
+    bodies = []
+    for job_id in job_ids:
+        got = sink.wait_for(job_id, timeout_s=timeout_s)
+        assert got, f"job {job_id} was never answered"
+        bodies.append(got[0].body)
+    time.sleep(2)  # a duplicate would arrive meanwhile
+    counts = Counter(d.body["job_id"] for d in sink.deliveries)
+    assert all(counts[j] == 1 for j in job_ids), counts
+    return bodies
+
+
+def log_text(log_dir: Path) -> str:
+    return "\n".join(p.read_text() for p in log_dir.glob("worker-*.log"))
+
+
+def test_redis_restarted_while_jobs_wait(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path
+) -> None:
+    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    redis = ScratchRedis(tmp_path)
+    redis.start()
+    env = fleet_env(llm, redis_url=redis.url, visibility_timeout_s="30")
+    try:
+        with worker_fleet(env, tmp_path), WebhookReceiver(secret) as sink:
+            app = producer(redis.url)
+            jobs = [
+                ask(
+                    app,
+                    env["CRAG_QUEUE"],
+                    corpus_tenant,
+                    f"th-{uuid.uuid4().hex[:8]}",
+                    f"SLOW {TORQUE_Q}",
+                    webhook_url=sink.url,
+                )
+                for _ in range(4)
+            ]
+            time.sleep(0.5)  # the first job runs, three wait in the queue
+            redis.stop()
+            time.sleep(1.0)
+            redis.start()
+            bodies = deliveries_once(sink, [j.job_id for j in jobs], timeout_s=90)
+    finally:
+        redis.stop()
+    assert {b["status"] for b in bodies} == {"answered"}
+
+
+def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path
+) -> None:
+    pg = ScratchPostgres()
+    pg.start()
+    try:
+        env = fleet_env(llm, database_url=pg.url, job_max_retries="20")
+        subprocess.run(
+            [sys.executable, "-m", "workers.cli", "db", "upgrade"],
+            env=env,
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        sessions = make_sessionmaker(make_engine(pg.url, pool_size=1))
+        secret = ensure_tenant(corpus_tenant)[0]
+        with transaction(sessions) as session:
+            repo.add_tenant(session, corpus_tenant, secret, ["127.0.0.1"])
+        marker = uuid.uuid4().hex[:8]
+        entered, release = GATES[marker] = threading.Event(), threading.Event()
+        with worker_fleet(env, tmp_path) as _, WebhookReceiver(secret) as sink:
+            job = ask(
+                producer(
+                    env["CRAG_REDIS_URL"] if "CRAG_REDIS_URL" in env else Settings().redis_url
+                ),
+                env["CRAG_QUEUE"],
+                corpus_tenant,
+                f"th-{marker}",
+                f"GATE-{marker} {TORQUE_Q}",
+                webhook_url=sink.url,
+            )
+            assert entered.wait(60), "the run never reached the generator"
+            pg.stop()  # mid-run: the next checkpoint cannot be written
+            release.set()
+            wait_until(
+                lambda: "transient error, retrying" in log_text(tmp_path),
+                "a retryable failure in the worker log",
+                timeout_s=30,
+            )
+            time.sleep(2)
+            pg.start()
+            [body] = deliveries_once(sink, [job.job_id], timeout_s=90)
+        assert body["status"] == "answered"
+        assert body["resumed"] is True  # from the checkpoint before the failed write
+        with sessions() as session:
+            record = session.get(JobRecord, (corpus_tenant, job.job_id))
+            assert record is not None and record.status == "answered"
+    finally:
+        pg.remove()
+
+
+def test_elasticsearch_down_abstains_with_the_reason_and_no_crash_loop(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings
+) -> None:
+    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    env = fleet_env(llm, elasticsearch_url=f"http://127.0.0.1:{free_port()}")
+    with worker_fleet(env, tmp_path) as [proc], WebhookReceiver(secret) as sink:
+        job = ask(
+            producer(settings.redis_url),
+            env["CRAG_QUEUE"],
+            corpus_tenant,
+            f"th-{uuid.uuid4().hex[:8]}",
+            TORQUE_Q,
+            webhook_url=sink.url,
+        )
+        [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+        assert proc.poll() is None  # the worker is still serving
+    assert body["status"] == "abstained"
+    assert body["reason"] == "retrieval_unavailable", body
+    assert "count on index" in body["detail"]  # the error itself, for the operator
+    sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
+    with sessions() as session:
+        assert session.get(JobRecord, (corpus_tenant, job.job_id)).attempts == 1
+
+
+@pytest.mark.parametrize("fallback_up", [True, False])
+def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
+    llm: FakeOpenAIServer,
+    corpus_tenant: str,
+    tmp_path: Path,
+    settings: Settings,
+    fallback_up: bool,
+) -> None:
+    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"
+    fallback = llm.base_url if fallback_up else f"http://127.0.0.1:{free_port()}/v1"
+    env = fleet_env(
+        llm,
+        llm_base_url=nowhere,
+        llm_fallbacks=json.dumps([{"base_url": fallback, "model": "scripted"}]),
+        llm_timeout_s="2",
+        job_deadline_s="30",
+    )
+    with worker_fleet(env, tmp_path), WebhookReceiver(secret) as sink:
+        job = ask(
+            producer(settings.redis_url),
+            env["CRAG_QUEUE"],
+            corpus_tenant,
+            f"th-{uuid.uuid4().hex[:8]}",
+            TORQUE_Q,
+            webhook_url=sink.url,
+        )
+        [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+    failed_models = {f["error"].split(":")[0] for f in body["model_failures"]}
+    assert failed_models, body  # every hop is recorded with its error class
+    if fallback_up:
+        assert body["status"] == "answered"
+    else:
+        assert (body["status"], body["reason"], body["handoff"]) == (
+            "failed",
+            "model_unavailable",
+            True,
+        )
+        assert body["latency_ms"] < 30_000
+
+
+def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings
+) -> None:
+    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    env = fleet_env(llm)
+    threads = [f"th-order-{uuid.uuid4().hex[:6]}" for _ in range(5)]
+    with worker_fleet(env, tmp_path, workers=3), WebhookReceiver(secret) as sink:
+        app = producer(settings.redis_url)
+        jobs = [
+            ask(
+                app,
+                env["CRAG_QUEUE"],
+                corpus_tenant,
+                threads[n % 5],
+                f"JITTER {TORQUE_Q} (#{n})",
+                webhook_url=sink.url,
+            )
+            for n in range(50)
+        ]
+        deliveries_once(sink, [j.job_id for j in jobs], timeout_s=240)
+    sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
+    with sessions() as session:
+        rows = session.scalars(
+            select(JobRecord).where(
+                JobRecord.tenant_id == corpus_tenant, JobRecord.thread_id.in_(threads)
+            )
+        ).all()
+    submitted = {j.job_id: n for n, j in enumerate(jobs)}
+    for thread in threads:
+        runs = sorted((r for r in rows if r.thread_id == thread), key=lambda r: submitted[r.job_id])
+        assert len(runs) == 10
+        assert [(r.status, r.attempts) for r in runs] == [("answered", 1)] * 10
+        for before, after in itertools.pairwise(runs):
+            # In submission order, and each run starts after the one before it ended.
+            assert before.finished_at <= after.started_at, (thread, before.job_id, after.job_id)
+    overlapping = sorted((r.started_at, r.finished_at) for r in rows)
+    assert any(b[0] < a[1] for a, b in itertools.pairwise(overlapping)), (
+        "control: runs on different threads never overlapped, so the check proves nothing"
+    )
