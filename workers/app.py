@@ -38,6 +38,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
+        # SIGTERM → soft shutdown (see `crag worker`): finish within the grace, else requeue.
+        "worker_soft_shutdown_timeout": settings.shutdown_grace_s,
         "task_default_queue": settings.queue,
         "task_routes": {
             DEAD_LETTER_TASK: {"queue": settings.queue},

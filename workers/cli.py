@@ -221,7 +221,12 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "INFO",
     hostname: Annotated[str | None, typer.Option(help="Celery node name.")] = None,
 ) -> None:
-    """Run a Celery worker on the questions and deliveries queues (CRAG_QUEUE, …)."""
+    """Run a Celery worker on the questions and deliveries queues (CRAG_QUEUE, …).
+
+    SIGTERM (what Kubernetes sends) starts Celery's soft shutdown: running jobs get
+    CRAG_SHUTDOWN_GRACE_S seconds to finish; any still running then are handed back to the
+    queue (late acknowledgement) and resume from their checkpoint on another worker.
+    """
     s = get_settings()
     argv = [
         sys.executable,
@@ -237,7 +242,9 @@ def worker(
         "--without-mingle",
         *([f"--hostname={hostname}"] if hostname else []),
     ]
-    os.execv(sys.executable, argv)
+    # billiard reads this at import: SIGTERM then means "soft shutdown, then hand back".
+    env = {"REMAP_SIGTERM": "SIGQUIT", **os.environ}
+    os.execve(sys.executable, argv, env)
 
 
 @app.command("dead-letters")

@@ -99,6 +99,11 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = 10.0
     webhook_max_attempts: int = 5
     worker_concurrency: int = 2
+    shutdown_grace_s: float = Field(
+        25.0,
+        description="On SIGTERM, seconds running jobs get to finish before they are handed "
+        "back to the queue; keep it below the orchestrator's grace period (30 s in k8s).",
+    )
     job_deadline_s: float = Field(
         600.0, description="Seconds from submission after which a job ends with the apology."
     )

@@ -302,3 +302,36 @@ def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
     assert any(b[0] < a[1] for a, b in itertools.pairwise(overlapping)), (
         "control: runs on different threads never overlapped, so the check proves nothing"
     )
+
+
+@pytest.mark.parametrize("finishes", [True, False])
+def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, finishes: bool
+) -> None:
+    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    env = fleet_env(llm, shutdown_grace_s="4")
+    marker = uuid.uuid4().hex[:8]
+    entered, release = GATES[marker] = threading.Event(), threading.Event()
+    with WebhookReceiver(secret) as sink:
+        with worker_fleet(env, tmp_path) as [old]:
+            job = ask(
+                producer(settings.redis_url),
+                env["CRAG_QUEUE"],
+                corpus_tenant,
+                f"th-{marker}",
+                f"GATE-{marker} {TORQUE_Q}",
+                webhook_url=sink.url,
+            )
+            assert entered.wait(60), "the run never reached the generator"
+            old.terminate()  # SIGTERM, as at a rolling update
+            if finishes:
+                time.sleep(1)
+                release.set()  # the job ends within the 4 s grace
+            old.wait(timeout=60)
+            release.set()
+        with worker_fleet(env, tmp_path):  # the replacement worker
+            [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+    assert body["status"] == "answered"
+    assert body["resumed"] is (not finishes)  # handed back: resumed from its checkpoint
+    calls = [role for role, user in llm.model.calls if marker in user]
+    assert calls.count("router") == 1  # the nodes before the hand-back did not run again
