@@ -212,6 +212,8 @@ def run_graph(job: Job, res: Resources, fence: int | None = None) -> OutcomeBody
         snapshot = res.graph.get_state(config)
         resumed = bool(snapshot.next) and snapshot.metadata.get("job_id") == job.job_id
         span.set_attribute("crag.resumed", resumed)
+        if resumed:
+            log.info("job %s resumes at %s", job.job_id, ", ".join(snapshot.next))
         if time.time() < deadline:
             steps = res.graph.stream(
                 None if resumed else {"question": job.question},

@@ -19,12 +19,14 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import select
 
+from pipeline.graph import build_graph
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import answer, route, verdict
@@ -43,6 +45,7 @@ from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import JobRecord
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask
+from workers.resources import make_checkpointer
 from workers.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -169,9 +172,7 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
         entered, release = GATES[marker] = threading.Event(), threading.Event()
         with worker_fleet(env, tmp_path) as _, WebhookReceiver(secret) as sink:
             job = ask(
-                producer(
-                    env["CRAG_REDIS_URL"] if "CRAG_REDIS_URL" in env else Settings().redis_url
-                ),
+                producer(Settings().redis_url),
                 env["CRAG_QUEUE"],
                 corpus_tenant,
                 f"th-{marker}",
@@ -179,7 +180,16 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
                 webhook_url=sink.url,
             )
             assert entered.wait(60), "the run never reached the generator"
-            pg.stop()  # mid-run: the next checkpoint cannot be written
+            # Checkpoints are written in the background: wait until the one before
+            # generate is durable, then cut Postgres, so the next write fails.
+            saver, pool = make_checkpointer(pg.url, max_size=1)
+            config = {"configurable": {"thread_id": f"{corpus_tenant}:th-{marker}"}}
+            with closing(pool):
+                wait_until(
+                    lambda: build_graph(saver).get_state(config).next == ("generate",),
+                    "the checkpoint before generate",
+                )
+            pg.stop()
             release.set()
             wait_until(
                 lambda: "transient error, retrying" in log_text(tmp_path),
