@@ -1,13 +1,13 @@
 # The two commands of a fresh machine: `make demo` (the main job) and `make test` (everything).
 # Both bring the local services up first (infra/up is idempotent: ~2 s when already up).
-.PHONY: demo test lint up down status
+.PHONY: demo test lint up tools down status
 
 VENV := .venv/bin
 
 demo: up
 	$(VENV)/crag demo
 
-test: up lint
+test: up tools lint
 	$(VENV)/pytest
 
 lint:
@@ -17,6 +17,9 @@ lint:
 
 up:
 	infra/up
+
+tools:
+	infra/tools
 
 down:
 	infra/down
