@@ -52,7 +52,7 @@ def main() -> None:
     tenant = f"bench-{uuid.uuid4().hex[:6]}"
     es = make_es_client(settings.elasticsearch_url)
     ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
-    ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
+    key = ensure_tenant(tenant, allow_hosts=["127.0.0.1"]).submission_key
     queue = f"crag.bench-{tenant}"
     model = ScriptedChatModel(
         script={
@@ -88,12 +88,26 @@ def main() -> None:
         )
         try:
             sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
-            ask(celery_app, queue, tenant, "warm-up", "What torque does the fastener need?")
+            ask(
+                celery_app,
+                queue,
+                tenant,
+                f"{tenant}-warm-up",
+                "What torque does the fastener need?",
+                key=key,
+            )
             _wait(sessions, tenant, 1, 120)
             started = time.perf_counter()
             for i in range(args.jobs):
-                thread = f"t{i % args.threads}" if args.threads else f"t{i}"
-                ask(celery_app, queue, tenant, thread, "What torque does the fastener need?")
+                thread = f"{tenant}-t{i % args.threads}" if args.threads else f"{tenant}-t{i}"
+                ask(
+                    celery_app,
+                    queue,
+                    tenant,
+                    thread,
+                    "What torque does the fastener need?",
+                    key=key,
+                )
                 if args.sequential:
                     _wait(sessions, tenant, i + 2, 60)
             _wait(sessions, tenant, args.jobs + 1, 600)

@@ -7,16 +7,19 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from workers.cli_deliveries import app as deliveries_app
+from workers.cli_tenants import app as tenants_app
 from workers.settings import get_settings
+
+if TYPE_CHECKING:
+    from workers.tenants import TenantKeys
 
 app = typer.Typer(help="crag-fleet: grounded answers from private documents.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
-tenants_app = typer.Typer(help="Tenants and their webhook secrets.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(deliveries_app, name="deliveries")
 app.add_typer(tenants_app, name="tenants")
@@ -69,8 +72,8 @@ def describe_report(report: object) -> str:
 
 def ensure_tenant(
     tenant_id: str, secret: str | None = None, allow_hosts: Sequence[str] = ()
-) -> tuple[str, bool]:
-    """Register ``tenant_id`` if needed; returns (its webhook secret, created now).
+) -> TenantKeys:
+    """Register ``tenant_id`` if needed, in the database of the settings; returns its keys.
 
     ``allow_hosts`` are added to the tenant's webhook allowlist (hosts that may receive
     outcomes over http or on non-public addresses, e.g. ``127.0.0.1`` for local work).
@@ -78,52 +81,11 @@ def ensure_tenant(
     Raises:
         ValueError: ``secret`` is malformed, or differs from the registered tenant's.
     """
-    from workers.db import repository as repo
-    from workers.db.engine import transaction
-    from workers.delivery import check_secret, new_secret
+    from workers import tenants
 
-    if secret is not None:
-        check_secret(secret)
-    with transaction(_sessions()) as session:
-        existing = repo.get_tenant(session, tenant_id)
-        if existing is not None and secret is not None and secret != existing.webhook_secret:
-            raise ValueError(f"tenant {tenant_id!r} is already registered with another secret")
-        tenant = repo.add_tenant(session, tenant_id, secret or new_secret(), allow_hosts)
-        return tenant.webhook_secret, existing is None
-
-
-@tenants_app.command("add")
-def tenants_add(
-    tenant: str,
-    secret: Annotated[
-        str | None, typer.Option(help="Webhook secret (whsec_…); generated when omitted.")
-    ] = None,
-    allow_webhook_host: Annotated[
-        list[str] | None,
-        typer.Option(help="Host allowed to receive webhooks over http or on a private address."),
-    ] = None,
-) -> None:
-    """Register a tenant (or extend its webhook allowlist) and print its webhook secret."""
-    from corpus import validate_tenant_id
-
-    try:
-        validate_tenant_id(tenant)
-        value, created = ensure_tenant(tenant, secret, allow_webhook_host or ())
-    except ValueError as exc:
-        raise _fail(str(exc)) from exc
-    typer.echo(
-        f"{tenant}: {'registered' if created else 'already registered'}; webhook secret {value}"
+    return tenants.ensure_tenant(
+        _sessions(), tenant_id, webhook_secret=secret, allow_hosts=allow_hosts
     )
-
-
-@tenants_app.command("list")
-def tenants_list() -> None:
-    """List registered tenants."""
-    from workers.db import repository as repo
-
-    with _sessions()() as session:
-        for t in repo.list_tenants(session):
-            typer.echo(f"{t.tenant_id}\t{t.created_at:%Y-%m-%d %H:%M}")
 
 
 @app.command()
@@ -151,7 +113,7 @@ def ingest(
         )
     except (IngestError, ValueError) as exc:
         raise _fail(str(exc)) from exc
-    created = report.chunks > 0 and ensure_tenant(tenant)[1]
+    created = report.chunks > 0 and ensure_tenant(tenant).created
     typer.echo(describe_report(report) + (f"\ntenant {tenant} registered" if created else ""))
     if not report.ok:
         raise typer.Exit(1)
@@ -171,10 +133,16 @@ def ask(
     deadline: Annotated[
         float | None, typer.Option(min=1, help="Seconds to an outcome (default from settings).")
     ] = None,
+    subject: Annotated[
+        str | None, typer.Option(help="End-user id the question is about (for `crag forget`).")
+    ] = None,
     wait: Annotated[bool, typer.Option(help="Wait for the outcome and print it.")] = False,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds to wait with --wait.")] = 600.0,
 ) -> None:
-    """Enqueue a question (prints the job id; with --wait, the outcome JSON)."""
+    """Enqueue a question, signed with the tenant's submission key.
+
+    Prints the job id; with --wait, the outcome JSON.
+    """
     from kombu.exceptions import OperationalError
 
     from workers.app import app as celery_app
@@ -185,8 +153,12 @@ def ask(
 
     s = get_settings()
     with _sessions()() as session:
-        if repo.get_tenant(session, tenant) is None:
-            raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants add`)")
+        row = repo.get_tenant(session, tenant)
+        if row is None:
+            raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
+        if row.status != "active":
+            raise _fail(f"tenant {tenant!r} is {row.status}")
+        key = row.submission_key
     try:
         job = enqueue_question(
             celery_app,
@@ -199,6 +171,8 @@ def ask(
             job_id=job_id,
             deadline_s=deadline,
             multitask=multitask,
+            subject_id=subject,
+            key=key,
         )
     except PermanentJobError as exc:
         raise _fail(str(exc)) from exc

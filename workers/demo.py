@@ -52,9 +52,9 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
         pages = sorted(p for p in corpus.glob("*.html") if p.name not in SKIP_PAGES)
         report = ingest_paths(es, tenant, pages, index_prefix=settings.index_prefix)
         print(f"  {describe_report(report)}", flush=True)
-    secret, _ = ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
 
-    with WebhookReceiver(secret) as receiver, EgressRecorder() as egress:
+    with WebhookReceiver(keys.webhook_secret) as receiver, EgressRecorder() as egress:
         env = os.environ | {"CRAG_WEB_SEARCH_URL": settings.web_search_url or egress.url}
         log_path = Path(os.environ.get("CRAG_INFRA_DIR", ".infra")) / "logs" / "demo-worker.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,6 +75,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
                         f"demo-{uuid.uuid4().hex[:8]}",
                         question,
                         webhook_url=receiver.url,
+                        key=keys.submission_key,
                     )
                     jobs[job.job_id] = (label, question)
                 print(

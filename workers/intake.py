@@ -13,25 +13,38 @@ from celery import Celery
 
 from workers.app import ANSWER_TASK
 from workers.jobs import Job, new_job
+from workers.signing import sign_job
 
 
-def enqueue(app: Celery, job: Job, queue: str) -> str:
-    """Send ``job`` to ``queue``; returns the Celery message id (not the job_id).
+def enqueue(app: Celery, job: Job, queue: str, key: str) -> str:
+    """Sign ``job`` with the tenant's submission key and send it to ``queue``.
 
     Args:
         app: The Celery app (``workers.app.app``).
         job: A validated job.
         queue: The questions queue (settings ``queue``, default ``crag.questions``).
+        key: The tenant's job-submission key (``csk_…``; see :mod:`workers.signing`).
+
+    Returns:
+        The Celery message id (not the job_id).
     """
+    body = sign_job(job.model_dump(mode="json", exclude={"signed_at", "signature"}), key)
     message_id = str(uuid.uuid4())
-    app.send_task(ANSWER_TASK, args=[job.model_dump(mode="json")], queue=queue, task_id=message_id)
+    app.send_task(ANSWER_TASK, args=[body], queue=queue, task_id=message_id)
     return message_id
 
 
 def ask(
-    app: Celery, queue: str, tenant_id: str, thread_id: str, question: str, **options: Any
+    app: Celery,
+    queue: str,
+    tenant_id: str,
+    thread_id: str,
+    question: str,
+    *,
+    key: str,
+    **options: Any,
 ) -> Job:
-    """Validate and enqueue a question; returns the job (its ``job_id`` is the idempotency key).
+    """Validate, sign and enqueue a question; returns the job (``job_id``: idempotency key).
 
     Args:
         app: The Celery app.
@@ -39,11 +52,13 @@ def ask(
         tenant_id: Tenant id.
         thread_id: Conversation thread id.
         question: The question.
-        **options: ``webhook_url``, ``allow_web``, ``job_id`` (see :func:`~workers.jobs.new_job`).
+        key: The tenant's job-submission key.
+        **options: ``webhook_url``, ``allow_web``, ``job_id``, ``subject_id``… (see
+            :func:`~workers.jobs.new_job`).
 
     Raises:
         PermanentJobError: A field is invalid; nothing was enqueued.
     """
     job = new_job(tenant_id, thread_id, question, **options)
-    enqueue(app, job, queue)
+    enqueue(app, job, queue, key)
     return job

@@ -50,7 +50,20 @@ class Job(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     webhook_url: HttpUrl | None = None
     options: JobOptions = Field(default_factory=JobOptions)
+    metadata: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=20,
+        description="Producer's labels; 'subject_id' names the end user the job is about "
+        "(used by `crag forget --subject`).",
+    )
     submitted_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    signed_at: int | None = Field(None, description="Unix seconds (see workers.signing).")
+    signature: str | None = Field(None, description="v1,<base64 HMAC-SHA256>.")
+
+    @property
+    def subject_id(self) -> str | None:
+        """The end user the job is about, from ``metadata``, if the producer said."""
+        return self.metadata.get("subject_id")
 
     @property
     def graph_thread_id(self) -> str:
@@ -68,6 +81,7 @@ def new_job(
     job_id: str | None = None,
     deadline_s: float | None = None,
     multitask: str = "enqueue",
+    subject_id: str | None = None,
 ) -> Job:
     """Build and validate a job, generating a UUID job_id when none is given.
 
@@ -86,6 +100,7 @@ def new_job(
                 "deadline_s": deadline_s,
                 "multitask": multitask,
             },
+            "metadata": {"subject_id": subject_id} if subject_id else {},
         }
     )
 

@@ -28,6 +28,7 @@ from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
 from workers.resources import Resources
 from workers.settings import Settings
+from workers.signing import verify_job
 from workers.webhook_policy import intake_problem
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,33 @@ class Result:
     outcome: OutcomeRecord | None
     fresh: bool
     wait_s: float = 0.0
+
+
+def authenticate(job: Job, body: dict[str, Any], res: Resources) -> None:
+    """Accept a job only if its tenant is active and signed it (:mod:`workers.signing`).
+
+    A job already registered is a copy the fleet re-sent itself (waiting for its turn,
+    woken, retried); its content is checked against the stored job by :func:`answer_job`.
+
+    Raises:
+        PermanentJobError: Unknown or disabled tenant, missing, forged or stale signature.
+    """
+    with transaction(res.sessions) as session:
+        tenant = repo.get_tenant(session, job.tenant_id)
+        if tenant is None:
+            raise PermanentJobError(
+                f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
+            )
+        if repo.get_job(session, job.tenant_id, job.job_id) is not None:
+            return
+        if tenant.status != "active":
+            raise PermanentJobError(
+                f"tenant {job.tenant_id!r} is {tenant.status}; new jobs are refused",
+                job_id=job.job_id,
+                tenant_id=job.tenant_id,
+            )
+        key = tenant.submission_key
+    verify_job(body, key, job.tenant_id)
 
 
 def answer_job(job: Job, res: Resources) -> Result:
@@ -77,6 +105,12 @@ def answer_job(job: Job, res: Resources) -> Result:
         done = _finished(session, job)
         if done is not None:
             return Result(done, fresh=False)
+        if repo.thread_owner(session, job) != job.tenant_id:
+            raise PermanentJobError(
+                f"thread {job.thread_id!r} belongs to another tenant",
+                job_id=job.job_id,
+                tenant_id=job.tenant_id,
+            )
         record = repo.register_job(session, job)
         _check_same_job(record, job)
         head = repo.next_in_line(session, job.tenant_id, job.thread_id)

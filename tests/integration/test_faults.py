@@ -42,7 +42,7 @@ from tests.integration.harness import (
 from workers.cli import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
-from workers.db.models import JobRecord
+from workers.db.models import JobRecord, Tenant
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask
 from workers.resources import make_checkpointer
@@ -122,7 +122,8 @@ def log_text(log_dir: Path) -> str:
 def test_redis_restarted_while_jobs_wait(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path
 ) -> None:
-    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    secret = keys.webhook_secret
     redis = ScratchRedis(tmp_path)
     redis.start()
     env = fleet_env(llm, redis_url=redis.url, visibility_timeout_s="30")
@@ -137,6 +138,7 @@ def test_redis_restarted_while_jobs_wait(
                     f"th-{uuid.uuid4().hex[:8]}",
                     f"SLOW {TORQUE_Q}",
                     webhook_url=sink.url,
+                    key=keys.submission_key,
                 )
                 for _ in range(4)
             ]
@@ -165,9 +167,19 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
             capture_output=True,
         )
         sessions = make_sessionmaker(make_engine(pg.url, pool_size=1))
-        secret = ensure_tenant(corpus_tenant)[0]
+        keys = ensure_tenant(corpus_tenant)  # in the suite's database: copy it over
+        secret = keys.webhook_secret
         with transaction(sessions) as session:
-            repo.add_tenant(session, corpus_tenant, secret, ["127.0.0.1"])
+            repo.add_tenant(
+                session,
+                Tenant(
+                    tenant_id=corpus_tenant,
+                    name=corpus_tenant,
+                    webhook_secret=secret,
+                    submission_key=keys.submission_key,
+                    webhook_allowlist=["127.0.0.1"],
+                ),
+            )
         marker = uuid.uuid4().hex[:8]
         entered, release = GATES[marker] = threading.Event(), threading.Event()
         with worker_fleet(env, tmp_path) as _, WebhookReceiver(secret) as sink:
@@ -178,6 +190,7 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
                 f"th-{marker}",
                 f"GATE-{marker} {TORQUE_Q}",
                 webhook_url=sink.url,
+                key=keys.submission_key,
             )
             assert entered.wait(60), "the run never reached the generator"
             # Checkpoints are written in the background: wait until the one before
@@ -211,7 +224,8 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
 def test_elasticsearch_down_abstains_with_the_reason_and_no_crash_loop(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings
 ) -> None:
-    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    secret = keys.webhook_secret
     env = fleet_env(llm, elasticsearch_url=f"http://127.0.0.1:{free_port()}")
     with worker_fleet(env, tmp_path) as [proc], WebhookReceiver(secret) as sink:
         job = ask(
@@ -221,6 +235,7 @@ def test_elasticsearch_down_abstains_with_the_reason_and_no_crash_loop(
             f"th-{uuid.uuid4().hex[:8]}",
             TORQUE_Q,
             webhook_url=sink.url,
+            key=keys.submission_key,
         )
         [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
         assert proc.poll() is None  # the worker is still serving
@@ -240,7 +255,8 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
     settings: Settings,
     fallback_up: bool,
 ) -> None:
-    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    secret = keys.webhook_secret
     nowhere = f"http://127.0.0.1:{free_port()}/v1"
     fallback = llm.base_url if fallback_up else f"http://127.0.0.1:{free_port()}/v1"
     env = fleet_env(
@@ -258,6 +274,7 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
             f"th-{uuid.uuid4().hex[:8]}",
             TORQUE_Q,
             webhook_url=sink.url,
+            key=keys.submission_key,
         )
         [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
     failed_models = {f["error"].split(":")[0] for f in body["model_failures"]}
@@ -276,7 +293,8 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
 def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings
 ) -> None:
-    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    secret = keys.webhook_secret
     env = fleet_env(llm)
     threads = [f"th-order-{uuid.uuid4().hex[:6]}" for _ in range(5)]
     with worker_fleet(env, tmp_path, workers=3), WebhookReceiver(secret) as sink:
@@ -289,6 +307,7 @@ def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
                 threads[n % 5],
                 f"JITTER {TORQUE_Q} (#{n})",
                 webhook_url=sink.url,
+                key=keys.submission_key,
             )
             for n in range(50)
         ]
@@ -318,7 +337,8 @@ def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
 def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, finishes: bool
 ) -> None:
-    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    secret = keys.webhook_secret
     env = fleet_env(llm, shutdown_grace_s="4")
     marker = uuid.uuid4().hex[:8]
     entered, release = GATES[marker] = threading.Event(), threading.Event()
@@ -331,6 +351,7 @@ def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
                 f"th-{marker}",
                 f"GATE-{marker} {TORQUE_Q}",
                 webhook_url=sink.url,
+                key=keys.submission_key,
             )
             assert entered.wait(60), "the run never reached the generator"
             old.terminate()  # SIGTERM, as at a rolling update

@@ -36,6 +36,7 @@ from workers.demo_services import WebhookReceiver
 from workers.intake import ask, enqueue
 from workers.jobs import new_job, webhook_id
 from workers.lock import lock_name
+from workers.signing import sign_job
 from workers.waiting import wait_for_outcome
 
 pytestmark = pytest.mark.integration
@@ -88,7 +89,7 @@ def fleet(
     """A worker process (2 slots) on queues private to this test module."""
     suffix = uuid.uuid4().hex[:8]
     queue, deliveries = f"crag.questions.test-{suffix}", f"crag.deliveries.test-{suffix}"
-    secret, _ = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
     env |= {
         "CRAG_LLM_BASE_URL": llm.base_url,
@@ -99,15 +100,16 @@ def fleet(
         "CRAG_THREAD_POLL_S": "1",
         "CRAG_LOCK_TTL_S": "3",
         "CRAG_JOB_MAX_RETRIES": "2",
-        "CRAG_WEBHOOK_TIMEOUT_S": "1",
+        "CRAG_WEBHOOK_TIMEOUT_S": "2",
     }
     log_dir = tmp_path_factory.mktemp("worker")
     try:
         with (
             worker_fleet(env, log_dir, concurrency=2) as [proc],
-            WebhookReceiver(secret) as sink,
+            WebhookReceiver(keys.webhook_secret) as sink,
         ):
             yield {
+                "key": keys.submission_key,
                 "deliveries": deliveries,
                 "queue": queue,
                 "sink": sink,
@@ -128,7 +130,9 @@ def sessions(migrated_db: str) -> Any:
 def submit(fleet: dict[str, Any], thread: str, question: str, **options: Any) -> Any:
     """Enqueue a question for the module's tenant, delivered to its webhook sink by default."""
     options.setdefault("webhook_url", fleet["sink"].url)
-    return ask(celery_app, fleet["queue"], fleet["tenant"], thread, question, **options)
+    return ask(
+        celery_app, fleet["queue"], fleet["tenant"], thread, question, key=fleet["key"], **options
+    )
 
 
 @contextmanager
@@ -260,6 +264,7 @@ def test_non_python_producer_message_format(fleet: dict[str, Any], redis_client:
         "webhook_url": fleet["sink"].url,
         "options": {"allow_web": False},
     }
+    job = sign_job(job, fleet["key"])  # the documented scheme, as any producer would
     body = [[job], {}, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}]
     message_id = str(uuid.uuid4())
     message = {
@@ -293,8 +298,8 @@ def test_non_python_producer_message_format(fleet: dict[str, Any], redis_client:
 def test_webhook_retries_then_delivers_once_or_dead_letters(
     fleet: dict[str, Any], sessions: Any, replies: list[int | str], delivered: bool
 ) -> None:
-    secret, _ = ensure_tenant(fleet["tenant"])
-    with WebhookReceiver(secret, replies=replies, hang_s=3) as flaky:  # timeout is 1 s
+    secret = ensure_tenant(fleet["tenant"]).webhook_secret
+    with WebhookReceiver(secret, replies=replies, hang_s=5) as flaky:  # timeout is 2 s
         job = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=flaky.url)
         flaky.wait_for(job.job_id, count=3, timeout_s=90)
 
@@ -347,6 +352,7 @@ def test_nothing_pushed_to_the_queue_is_dropped(
         "question": TORQUE_Q,
         "webhook_url": fleet["sink"].url,
     }
+    bare_job = sign_job(bare_job, fleet["key"])
     unknown_task = envelope("crag.no_such_task", [marker], queue)
     two_args = envelope(ANSWER_TASK, [{"job_id": f"two-{marker}"}, marker], queue)
     bad_b64 = envelope(ANSWER_TASK, [marker], queue) | {"body": f"not base64 {marker}"}
@@ -427,7 +433,7 @@ def test_wait_returns_promptly_for_a_dead_letter(fleet: dict[str, Any], settings
 def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
     runner = CliRunner()
     bad_secret = runner.invoke(
-        cli, ["tenants", "add", f"t-{uuid.uuid4().hex[:6]}", "--secret", "notawhsec"]
+        cli, ["tenants", "create", f"t-{uuid.uuid4().hex[:6]}", "--secret", "notawhsec"]
     )
     assert bad_secret.exit_code == 2 and "starts with 'whsec_'" in bad_secret.output
     unknown = runner.invoke(cli, ["ask", "hello?", "--tenant", "nobody-here", "--thread", "t"])
@@ -435,7 +441,7 @@ def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
 
 
 def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: Any) -> None:
-    secret, _ = ensure_tenant(fleet["tenant"])
+    secret = ensure_tenant(fleet["tenant"]).webhook_secret
     with WebhookReceiver(secret, fail_first=99, fail_status=404) as gone:
         job = submit(
             fleet,
@@ -452,15 +458,16 @@ def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: A
 
 def test_webhook_to_a_private_address_is_refused(fleet: dict[str, Any], settings: Any) -> None:
     tenant = f"t-ssrf-{uuid.uuid4().hex[:6]}"
-    ensure_tenant(tenant)  # no allowlist
+    key = ensure_tenant(tenant).submission_key  # no allowlist
     try:
         job = ask(
             celery_app,
             fleet["queue"],
             tenant,
-            "t",
+            f"th-{tenant}",
             TORQUE_Q,
             webhook_url="http://127.0.0.1:59200/crag-pgdocs/_doc",
+            key=key,
         )
         outcome = wait_for_outcome(settings, tenant, job.job_id, timeout_s=60)
         assert outcome is not None and outcome["status"] == "dead_letter"
@@ -499,7 +506,7 @@ def test_a_job_past_its_deadline_ends_with_the_apology(fleet: dict[str, Any]) ->
         webhook_url=fleet["sink"].url,
         deadline_s=2.5,  # the VERYSLOW generator alone takes 4 s
     )
-    enqueue(celery_app, job, fleet["queue"])
+    enqueue(celery_app, job, fleet["queue"], fleet["key"])
     [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=60)
     body = delivery.body
     assert (body["status"], body["reason"], body["handoff"]) == (
@@ -563,7 +570,7 @@ def test_a_worker_killed_mid_graph_resumes_from_its_checkpoint(
 def test_operator_inspects_and_redelivers_a_dead_delivery(
     fleet: dict[str, Any], sessions: Any
 ) -> None:
-    secret, _ = ensure_tenant(fleet["tenant"])
+    secret = ensure_tenant(fleet["tenant"]).webhook_secret
     runner = CliRunner()
     with WebhookReceiver(secret, fail_first=99) as flaky:
         job = submit(
@@ -618,3 +625,50 @@ def test_operator_inspects_and_redelivers_a_dead_delivery(
         ],
     )
     assert job.job_id in listed.output
+
+
+def test_only_signed_jobs_of_active_tenants_on_their_own_threads_run(
+    fleet: dict[str, Any], settings: Any, llm: FakeOpenAIServer
+) -> None:
+    marker = uuid.uuid4().hex[:8]
+    other = f"t-other-{marker}"
+    other_key = ensure_tenant(other, allow_hosts=["127.0.0.1"]).submission_key
+    owned = submit(fleet, f"th-owned-{marker}", TORQUE_Q)  # the fleet tenant's thread
+    assert fleet["sink"].wait_for(owned.job_id)
+    try:
+
+        def body(job_id: str, tenant: str, thread: str) -> dict[str, Any]:
+            return new_job(
+                tenant, thread, f"{TORQUE_Q} {marker}", job_id=job_id, webhook_url=fleet["sink"].url
+            ).model_dump(mode="json", exclude={"signed_at", "signature"})
+
+        cases = {
+            # Claims the fleet tenant, signed with another tenant's key.
+            f"forged-{marker}": sign_job(body(f"forged-{marker}", fleet["tenant"], "x"), other_key),
+            f"unsigned-{marker}": body(f"unsigned-{marker}", fleet["tenant"], "y"),
+            # Properly signed by the other tenant, naming the fleet tenant's thread.
+            f"trespass-{marker}": sign_job(
+                body(f"trespass-{marker}", other, owned.thread_id), other_key
+            ),
+        }
+        for job_body in cases.values():
+            celery_app.send_task(ANSWER_TASK, args=[job_body], queue=fleet["queue"])
+        expected = {
+            f"forged-{marker}": "does not verify with tenant",
+            f"unsigned-{marker}": "job is not signed",
+            f"trespass-{marker}": f"thread '{owned.thread_id}' belongs to another tenant",
+        }
+        for job_id, reason in expected.items():
+            tenant = other if job_id.startswith("trespass") else fleet["tenant"]
+            outcome = wait_for_outcome(settings, tenant, job_id, timeout_s=60)
+            assert outcome is not None and outcome["status"] == "dead_letter", job_id
+            assert reason in outcome["reason"], outcome
+        assert not any(marker in user for _, user in llm.model.calls)  # no graph ever ran
+
+        assert CliRunner().invoke(cli, ["tenants", "disable", other]).exit_code == 0
+        late = sign_job(body(f"late-{marker}", other, f"th-{other}"), other_key)
+        celery_app.send_task(ANSWER_TASK, args=[late], queue=fleet["queue"])
+        outcome = wait_for_outcome(settings, other, f"late-{marker}", timeout_s=60)
+        assert outcome is not None and "is disabled; new jobs are refused" in outcome["reason"]
+    finally:
+        forget_tenant(settings, other)

@@ -8,12 +8,14 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Index,
     Integer,
     String,
     Text,
+    UniqueConstraint,
     func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -27,15 +29,31 @@ class Base(DeclarativeBase):
 
 
 class Tenant(Base):
-    """A customer: its own index, its own webhook secret."""
+    """A customer: its own index, keys, web-search policy and retention."""
 
     __tablename__ = "tenants"
 
     tenant_id: Mapped[str] = mapped_column(String(63), primary_key=True)
+    name: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), default="active", doc="active | disabled")
     webhook_secret: Mapped[str] = mapped_column(Text, doc="Standard Webhooks secret (whsec_…).")
+    submission_key: Mapped[str] = mapped_column(
+        Text, doc="Key producers sign jobs with (csk_…); see workers.signing."
+    )
     webhook_allowlist: Mapped[list[str]] = mapped_column(
         JsonB, default=list, doc="Webhook hosts allowed despite the https/public-address rules."
     )
+    web_search: Mapped[bool] = mapped_column(Boolean, default=True)
+    web_domain_allowlist: Mapped[list[str]] = mapped_column(
+        JsonB, default=list, doc="Only web results from these domains (empty: any)."
+    )
+    web_domain_denylist: Mapped[list[str]] = mapped_column(
+        JsonB, default=list, doc="Never web results from these domains."
+    )
+    deny_terms: Mapped[list[str]] = mapped_column(
+        JsonB, default=list, doc="Terms redacted from every outgoing query (names, code names)."
+    )
+    retention_days: Mapped[int] = mapped_column(Integer, default=30)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -57,6 +75,9 @@ class ThreadRecord(Base):
     fence: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
+    # A thread id has one owner: a job of another tenant naming it is refused.
+    __table_args__ = (UniqueConstraint("thread_id", name="uq_threads_thread_id"),)
+
 
 class JobRecord(Base):
     """A job as received, and where it is (queued → running → answered|abstained|failed).
@@ -75,6 +96,9 @@ class JobRecord(Base):
     status: Mapped[str] = mapped_column(String(16), default="running")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    subject_id: Mapped[str | None] = mapped_column(
+        String(200), doc="The end user the job is about (job metadata), for deletion."
+    )
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -131,4 +155,18 @@ class DeadLetter(Base):
     job_id: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(Text)
     payload: Mapped[Any] = mapped_column(JsonB)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class EgressRecord(Base):
+    """One query that left the fleet for web search: redacted form only."""
+
+    __tablename__ = "egress_records"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(63))
+    job_id: Mapped[str | None] = mapped_column(String(200))
+    thread_id: Mapped[str | None] = mapped_column(String(128))
+    provider: Mapped[str] = mapped_column(Text)
+    query: Mapped[str] = mapped_column(Text, doc="The redacted query, as sent.")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -32,22 +32,18 @@ def get_tenant(session: Session, tenant_id: str) -> Tenant | None:
     return session.get(Tenant, tenant_id)
 
 
-def add_tenant(
-    session: Session, tenant_id: str, webhook_secret: str, allow_hosts: Sequence[str] = ()
-) -> Tenant:
-    """Register a tenant, or add ``allow_hosts`` to an existing one's webhook allowlist."""
-    tenant = session.get(Tenant, tenant_id)
-    if tenant is None:
-        tenant = Tenant(
-            tenant_id=tenant_id,
-            webhook_secret=webhook_secret,
-            webhook_allowlist=sorted(set(allow_hosts)),
-        )
-        session.add(tenant)
-    elif not set(allow_hosts) <= set(tenant.webhook_allowlist):
-        tenant.webhook_allowlist = sorted({*tenant.webhook_allowlist, *allow_hosts})
+def add_tenant(session: Session, tenant: Tenant) -> Tenant:
+    """Insert a new tenant row."""
+    session.add(tenant)
     session.flush()
     return tenant
+
+
+def allow_webhook_hosts(session: Session, tenant: Tenant, hosts: Sequence[str]) -> None:
+    """Add ``hosts`` to the tenant's webhook allowlist (no-op when already there)."""
+    if not set(hosts) <= set(tenant.webhook_allowlist):
+        tenant.webhook_allowlist = sorted({*tenant.webhook_allowlist, *hosts})
+        session.flush()
 
 
 def list_tenants(session: Session) -> Sequence[Tenant]:
@@ -79,6 +75,7 @@ def _job_values(job: Job, status: str) -> dict[str, Any]:
         "status": status,
         "attempts": 0,
         "submitted_at": job.submitted_at,
+        "subject_id": job.subject_id,
     }
 
 
@@ -127,6 +124,28 @@ def start_job(session: Session, job: Job) -> JobRecord:
     record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
     assert record is not None
     return record
+
+
+def thread_owner(session: Session, job: Job) -> str:
+    """Record the job's thread as its tenant's if it is new; returns the thread's owner.
+
+    Thread ids are global: the first tenant to use one owns it (``uq_threads_thread_id``).
+    """
+    session.execute(
+        insert(ThreadRecord)
+        .values(
+            tenant_id=job.tenant_id,
+            thread_id=job.thread_id,
+            checkpoint_thread_id=job.graph_thread_id,
+            fence=0,
+        )
+        .on_conflict_do_nothing()
+    )
+    owner = session.scalar(
+        select(ThreadRecord.tenant_id).where(ThreadRecord.thread_id == job.thread_id)
+    )
+    assert owner is not None
+    return owner
 
 
 def claim_fence(session: Session, job: Job) -> int:

@@ -1,0 +1,211 @@
+"""``crag tenants``: create, list, show, update, disable and enable tenants."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from workers.settings import get_settings
+
+app = typer.Typer(help="Tenants: keys, web-search policy, retention.", no_args_is_help=True)
+
+Hosts = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-webhook-host", help="Host that may receive webhooks over http or privately."
+    ),
+]
+AllowDomains = Annotated[
+    list[str] | None,
+    typer.Option("--web-allow-domain", help="Only web results from these domains."),
+]
+DenyDomains = Annotated[
+    list[str] | None,
+    typer.Option("--web-deny-domain", help="Never web results from these domains."),
+]
+DenyTerms = Annotated[
+    list[str] | None,
+    typer.Option("--deny-term", help="Term redacted from every outgoing query."),
+]
+
+
+def _sessions():  # type: ignore[no-untyped-def]
+    from workers.db.engine import sessions_for
+
+    return sessions_for(get_settings().database_url)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", fg="red", err=True)
+    return typer.Exit(2)
+
+
+def _describe(t: Any, secrets: bool = False) -> dict[str, Any]:
+    row = {
+        "tenant_id": t.tenant_id,
+        "name": t.name,
+        "status": t.status,
+        "web_search": t.web_search,
+        "web_domain_allowlist": t.web_domain_allowlist,
+        "web_domain_denylist": t.web_domain_denylist,
+        "deny_terms": t.deny_terms,
+        "webhook_allowlist": t.webhook_allowlist,
+        "retention_days": t.retention_days,
+        "created_at": t.created_at.isoformat() if t.created_at else None,
+    }
+    if secrets:
+        row |= {"webhook_secret": t.webhook_secret, "submission_key": t.submission_key}
+    return row
+
+
+def _domains(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return sorted({v.strip().lower().lstrip(".") for v in values if v.strip()})
+
+
+@app.command("create")
+def create(
+    tenant: str,
+    name: Annotated[str | None, typer.Option(help="Display name (default: the id).")] = None,
+    secret: Annotated[
+        str | None, typer.Option(help="Webhook secret (whsec_…); generated when omitted.")
+    ] = None,
+    allow_webhook_host: Hosts = None,
+    web_search: Annotated[bool, typer.Option(help="May questions go to web search?")] = True,
+    web_allow_domain: AllowDomains = None,
+    web_deny_domain: DenyDomains = None,
+    deny_term: DenyTerms = None,
+    retention_days: Annotated[int, typer.Option(min=1, help="Days data is kept.")] = 30,
+) -> None:
+    """Register a tenant; prints its webhook secret and job-submission key (keep both)."""
+    from corpus import validate_tenant_id
+    from workers import tenants
+    from workers.db import repository as repo
+    from workers.db.engine import transaction
+
+    try:
+        validate_tenant_id(tenant)
+        keys = tenants.ensure_tenant(
+            _sessions(),
+            tenant,
+            webhook_secret=secret,
+            allow_hosts=allow_webhook_host or (),
+            name=name,
+        )
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    if not keys.created:
+        raise _fail(f"tenant {tenant!r} exists; change it with `crag tenants update`")
+    with transaction(_sessions()) as session:
+        row = repo.get_tenant(session, tenant)
+        assert row is not None
+        row.web_search = web_search
+        row.web_domain_allowlist = _domains(web_allow_domain) or []
+        row.web_domain_denylist = _domains(web_deny_domain) or []
+        row.deny_terms = sorted(set(deny_term or ()))
+        row.retention_days = retention_days
+    typer.echo(f"{tenant}: registered")
+    typer.echo(f"webhook secret:  {keys.webhook_secret}")
+    typer.echo(f"submission key:  {keys.submission_key}")
+
+
+@app.command("list")
+def list_tenants(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Registered tenants (no secrets)."""
+    from workers.db import repository as repo
+
+    with _sessions()() as session:
+        rows = [_describe(t) for t in repo.list_tenants(session)]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        web = "web" if r["web_search"] else "no-web"
+        typer.echo(f"{r['tenant_id']}\t{r['status']}\t{web}\t{r['retention_days']}d\t{r['name']}")
+
+
+@app.command("show")
+def show(
+    tenant: str,
+    show_secrets: Annotated[
+        bool, typer.Option("--show-secrets", help="Also print the webhook secret and key.")
+    ] = False,
+) -> None:
+    """One tenant's settings, as JSON."""
+    from workers.db import repository as repo
+
+    with _sessions()() as session:
+        row = repo.get_tenant(session, tenant)
+        if row is None:
+            raise _fail(f"unknown tenant {tenant!r}")
+        typer.echo(json.dumps(_describe(row, show_secrets), indent=2))
+
+
+@app.command("update")
+def update(
+    tenant: str,
+    name: Annotated[str | None, typer.Option()] = None,
+    allow_webhook_host: Hosts = None,
+    web_search: Annotated[bool | None, typer.Option("--web-search/--no-web-search")] = None,
+    web_allow_domain: AllowDomains = None,
+    web_deny_domain: DenyDomains = None,
+    deny_term: DenyTerms = None,
+    retention_days: Annotated[int | None, typer.Option(min=1)] = None,
+    rotate_submission_key: Annotated[
+        bool, typer.Option(help="Issue a new job-submission key (the old one stops working).")
+    ] = False,
+) -> None:
+    """Change a tenant. A list option given replaces that list (give it once per entry)."""
+    from workers import tenants
+    from workers.db import repository as repo
+    from workers.db.engine import transaction
+
+    with transaction(_sessions()) as session:
+        row = repo.get_tenant(session, tenant)
+        if row is None:
+            raise _fail(f"unknown tenant {tenant!r}")
+        if name is not None:
+            row.name = name
+        if allow_webhook_host is not None:
+            row.webhook_allowlist = sorted(set(allow_webhook_host))
+        if web_search is not None:
+            row.web_search = web_search
+        if web_allow_domain is not None:
+            row.web_domain_allowlist = _domains(web_allow_domain) or []
+        if web_deny_domain is not None:
+            row.web_domain_denylist = _domains(web_deny_domain) or []
+        if deny_term is not None:
+            row.deny_terms = sorted(set(deny_term))
+        if retention_days is not None:
+            row.retention_days = retention_days
+        if rotate_submission_key:
+            row.submission_key = tenants.new_submission_key()
+            typer.echo(f"submission key:  {row.submission_key}")
+        typer.echo(json.dumps(_describe(row), indent=2))
+
+
+def _set_status(tenant: str, status: str) -> None:
+    from workers.db import repository as repo
+    from workers.db.engine import transaction
+
+    with transaction(_sessions()) as session:
+        row = repo.get_tenant(session, tenant)
+        if row is None:
+            raise _fail(f"unknown tenant {tenant!r}")
+        row.status = status
+    typer.echo(f"{tenant}: {status}")
+
+
+@app.command("disable")
+def disable(tenant: str) -> None:
+    """Refuse the tenant's new jobs (they are dead-lettered with the reason); data is kept."""
+    _set_status(tenant, "disabled")
+
+
+@app.command("enable")
+def enable(tenant: str) -> None:
+    """Accept the tenant's jobs again."""
+    _set_status(tenant, "active")

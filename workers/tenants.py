@@ -1,0 +1,105 @@
+"""Tenants: registration, their keys, and the policy a job of theirs runs under.
+
+A tenant is a row in Postgres (``tenants``) holding its webhook secret (Standard Webhooks,
+``whsec_…``), its job-submission key (``csk_…``, which producers sign jobs with; see
+:mod:`workers.signing`), web-search policy (on/off, domain allow/deny lists), terms to
+redact from anything that leaves the fleet, and how long its data is kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from workers.db import repository as repo
+from workers.db.engine import transaction
+from workers.db.models import Tenant
+from workers.delivery import check_secret, new_secret
+
+SUBMISSION_KEY_PREFIX = "csk_"
+
+
+def new_submission_key() -> str:
+    """A fresh job-submission key: ``csk_`` + base64 of 32 random bytes."""
+    return SUBMISSION_KEY_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+@dataclass(frozen=True)
+class TenantKeys:
+    """What a tenant's systems need: the webhook secret and the job-submission key."""
+
+    tenant_id: str
+    webhook_secret: str
+    submission_key: str
+    created: bool
+
+
+@dataclass(frozen=True)
+class TenantPolicy:
+    """How a tenant's jobs may run: copied from its row when a job starts.
+
+    ``web_search`` off means the router cannot choose the web and no fallback reaches it.
+    Domains are matched on the result URL's host and its parent domains.
+    """
+
+    web_search: bool = True
+    web_domain_allowlist: tuple[str, ...] = ()
+    web_domain_denylist: tuple[str, ...] = ()
+    deny_terms: tuple[str, ...] = ()
+    retention_days: int = 30
+
+    @classmethod
+    def of(cls, tenant: Tenant) -> TenantPolicy:
+        """The policy stored on ``tenant``'s row."""
+        return cls(
+            web_search=tenant.web_search,
+            web_domain_allowlist=tuple(tenant.web_domain_allowlist),
+            web_domain_denylist=tuple(tenant.web_domain_denylist),
+            deny_terms=tuple(tenant.deny_terms),
+            retention_days=tenant.retention_days,
+        )
+
+
+def ensure_tenant(
+    sessions: sessionmaker[Session],
+    tenant_id: str,
+    *,
+    webhook_secret: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    name: str | None = None,
+) -> TenantKeys:
+    """Register ``tenant_id`` if needed (or add ``allow_hosts`` to its webhook allowlist).
+
+    Raises:
+        ValueError: ``webhook_secret`` is malformed, or differs from the registered one.
+    """
+    if webhook_secret is not None:
+        check_secret(webhook_secret)
+    with transaction(sessions) as session:
+        existing = repo.get_tenant(session, tenant_id)
+        if existing is not None:
+            if webhook_secret is not None and webhook_secret != existing.webhook_secret:
+                raise ValueError(f"tenant {tenant_id!r} is already registered with another secret")
+            repo.allow_webhook_hosts(session, existing, allow_hosts)
+            return TenantKeys(tenant_id, existing.webhook_secret, existing.submission_key, False)
+        tenant = repo.add_tenant(
+            session,
+            Tenant(
+                tenant_id=tenant_id,
+                name=name or tenant_id,
+                status="active",
+                webhook_secret=webhook_secret or new_secret(),
+                submission_key=new_submission_key(),
+                webhook_allowlist=sorted(set(allow_hosts)),
+                web_search=True,
+                web_domain_allowlist=[],
+                web_domain_denylist=[],
+                deny_terms=[],
+                retention_days=30,
+            ),
+        )
+        return TenantKeys(tenant_id, tenant.webhook_secret, tenant.submission_key, True)
