@@ -7,6 +7,8 @@ it from scripted fake chat models and small in-memory stand-ins.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -59,6 +61,9 @@ class WebSearch(Protocol):
         ...
 
 
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z_]*>")
+
+
 @dataclass(frozen=True)
 class Redaction:
     """The result of stripping personal data from a text.
@@ -70,6 +75,22 @@ class Redaction:
 
     text: str
     entities: list[str] = field(default_factory=list)
+
+    @property
+    def search_text(self) -> str:
+        """The text as a search provider gets it: placeholders removed, spacing tidied.
+
+        A token like ``<PERSON>`` says nothing to a search engine and skews its results, so
+        redacted spans are dropped, and the commas, brackets and spaces left around them
+        are collapsed ("I am <PERSON>, <EMAIL_ADDRESS>, phone <PHONE_NUMBER>." →
+        "I am, phone.").
+        """
+        text = _PLACEHOLDER.sub(" ", self.text)
+        text = re.sub(r"\(\s*\)|\[\s*\]", " ", text)
+        text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+        text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
+        text = re.sub(r"\s{2,}", " ", text).strip()
+        return re.sub(r"^[,;:.\s]+", "", text)
 
 
 class CircuitBreaker(Protocol):
@@ -90,8 +111,12 @@ class CircuitBreaker(Protocol):
 class Redactor(Protocol):
     """Replaces personal data in text before it leaves the fleet."""
 
-    def redact(self, text: str) -> Redaction:
-        """Return ``text`` with personal data replaced; makes no network call."""
+    def redact(self, text: str, deny_terms: Sequence[str] = ()) -> Redaction:
+        """Return ``text`` with personal data replaced; makes no network call.
+
+        ``deny_terms`` are the tenant's own words that must never leave (customer names,
+        project code names), matched case-insensitively as whole words.
+        """
         ...
 
 

@@ -251,7 +251,10 @@ def redact_query(state: CragState, runtime: Runtime[Deps]) -> Update:
         log.info("redacted %s from a web query", ",".join(sorted(set(redaction.entities))))
     # An ambiguous index round keeps its relevant chunks beside the web results; an
     # incorrect one (or a question routed straight to the web) starts from nothing.
-    return {"web_query": redaction.text, "kept": kept if kept_for_web_round(state) else []}
+    return {
+        "web_query": redaction.search_text,
+        "kept": kept if kept_for_web_round(state) else [],
+    }
 
 
 @traced_node("web_search")

@@ -8,7 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from presidio_analyzer import AnalyzerEngine, RecognizerResult
+from presidio_analyzer import (
+    AnalyzerEngine,
+    EntityRecognizer,
+    PatternRecognizer,
+    RecognizerResult,
+)
 from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import ConflictResolutionStrategy, OperatorConfig
 from presidio_anonymizer.entities import RecognizerResult as Span
@@ -33,6 +38,9 @@ usually the subject of a web question, e.g. "PostgreSQL meetups in Berlin", and 
 model also tags e-mail addresses as places), ``ORGANIZATION`` and ``URL`` (product, vendor
 and documentation names are what the search needs). Pass ``entities=`` to change the set.
 """
+
+DENY_TERM = "DENY_TERM"
+"""Entity type of a tenant's deny term (see :meth:`PresidioRedactor.redact`)."""
 
 DEFAULT_SCORE_THRESHOLD = 0.4
 """Minimum Presidio confidence (0-1, inclusive) for a span to be redacted.
@@ -81,7 +89,7 @@ class PresidioRedactor:
         # default for the replace operator.
         self._operators = {
             entity: OperatorConfig("replace", {"new_value": f"<{entity}>"})
-            for entity in self._entities
+            for entity in (*self._entities, DENY_TERM)
         }
 
     @property
@@ -94,24 +102,34 @@ class PresidioRedactor:
         """The entity types this redactor replaces."""
         return tuple(self._entities)
 
-    def redact(self, text: str) -> Redaction:
+    def redact(self, text: str, deny_terms: Sequence[str] = ()) -> Redaction:
         """Return ``text`` with each personal-data span replaced by ``<ENTITY_TYPE>``.
 
         Typical cost is 5-25 ms for a question-sized text on one CPU core.
 
         Args:
             text: Any text, e.g. a user question bound for web search.
+            deny_terms: The tenant's own terms that must never leave (customer names,
+                project code names); matched case-insensitively as whole words and
+                replaced by ``<DENY_TERM>``.
 
         Returns:
             The redacted text and the entity types replaced, in text order.
         """
         if not text.strip():
             return Redaction(text=text)
+        terms = [t for t in deny_terms if t.strip()]
+        ad_hoc: list[EntityRecognizer] = (
+            [PatternRecognizer(supported_entity=DENY_TERM, deny_list=terms, deny_list_score=1.0)]
+            if terms
+            else []
+        )
         found = self._analyzer.analyze(
             text=text,
             language=LANGUAGE,
-            entities=self._entities,
+            entities=[*self._entities, DENY_TERM] if terms else self._entities,
             score_threshold=self._score_threshold,
+            ad_hoc_recognizers=ad_hoc,
         )
         spans = [span for result in found if (span := _to_span(result, text)) is not None]
         if not spans:
