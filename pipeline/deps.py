@@ -202,6 +202,7 @@ class Deps:
         limits: Loop bounds and thresholds.
         allow_web: Per-job switch; ``False`` keeps the run inside the tenant's index.
         breaker: Shared circuit breaker for the models, or ``None`` (always try).
+        deny_terms: The tenant's words that must never leave (redacted from web queries).
     """
 
     tenant_id: str
@@ -212,6 +213,7 @@ class Deps:
     limits: Limits = field(default_factory=Limits)
     allow_web: bool = True
     breaker: CircuitBreaker | None = None
+    deny_terms: tuple[str, ...] = ()
 
     @property
     def web_enabled(self) -> bool:

@@ -245,7 +245,8 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
 @traced_node("redact_query")
 def redact_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Strip personal data from the query before it leaves for web search."""
-    redaction = runtime.context.redactor.redact(state["query"])
+    deps = runtime.context
+    redaction = deps.redactor.redact(state["query"], deps.deny_terms)
     kept = [g["document"] for g in state.get("graded", []) if g["relevant"]]
     if redaction.entities:
         log.info("redacted %s from a web query", ",".join(sorted(set(redaction.entities))))

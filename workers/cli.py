@@ -221,6 +221,38 @@ def worker(
     os.execve(sys.executable, argv, env)
 
 
+egress_app = typer.Typer(help="What left the fleet for web search.", no_args_is_help=True)
+app.add_typer(egress_app, name="egress")
+
+
+@egress_app.command("list")
+def egress_list(
+    tenant: Annotated[str | None, typer.Option(help="Only this tenant.")] = None,
+    job: Annotated[str | None, typer.Option(help="Only this job.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="Most rows shown.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """Queries sent to web search, newest first: the redacted text exactly as it left."""
+    from workers.db import repository as repo
+
+    with _sessions()() as session:
+        for e in repo.list_egress(session, tenant, job, limit):
+            row = {
+                "at": e.created_at.isoformat(),
+                "tenant_id": e.tenant_id,
+                "job_id": e.job_id,
+                "thread_id": e.thread_id,
+                "provider": e.provider,
+                "query": e.query,
+            }
+            typer.echo(
+                json.dumps(row, ensure_ascii=False)
+                if as_json
+                else f"{e.created_at:%Y-%m-%d %H:%M:%S} {e.tenant_id} job={e.job_id} "
+                f"{e.provider}: {e.query}"
+            )
+
+
 @app.command("dead-letters")
 def dead_letters(
     tenant: Annotated[str | None, typer.Option(help="Only this tenant.")] = None,

@@ -11,6 +11,7 @@ import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from elasticsearch import Elasticsearch
@@ -24,8 +25,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from pipeline.deps import Deps, Limits, Models, Redactor, WebSearch
 from pipeline.graph import build_graph
 from workers.breaker import RedisCircuitBreaker
-from workers.db.engine import make_engine, make_sessionmaker
+from workers.db import repository as repo
+from workers.db.engine import make_engine, make_sessionmaker, transaction
+from workers.jobs import Job
 from workers.settings import Settings
+from workers.tenants import TenantPolicy
 
 
 def psycopg_url(database_url: str) -> str:
@@ -111,34 +115,56 @@ class Resources:
             ),
         )
 
-    def deps_for(self, tenant_id: str, allow_web: bool) -> Deps:
-        """The graph's runtime context for one job of ``tenant_id``."""
+    def deps_for(self, job: Job, policy: TenantPolicy | None = None) -> Deps:
+        """The graph's runtime context for one job, under its tenant's policy.
+
+        Web search is available only if a provider is configured, the job allows it and the
+        tenant's policy does; otherwise the run cannot reach the web by any path.
+        """
         from corpus import TenantRetriever
 
+        policy = policy or TenantPolicy()
+        web = job.options.allow_web and policy.web_search
         return Deps(
-            tenant_id=tenant_id,
+            tenant_id=job.tenant_id,
             models=self.models,
-            retriever=TenantRetriever(self.es, tenant_id, index_prefix=self.settings.index_prefix),
-            web_search=self.web_search(tenant_id),
+            retriever=TenantRetriever(
+                self.es, job.tenant_id, index_prefix=self.settings.index_prefix
+            ),
+            web_search=self.web_search(job, policy) if web else None,
             redactor=self.redactor,
             limits=self.limits,
-            allow_web=allow_web,
+            allow_web=web,
             breaker=self.breaker,
+            deny_terms=policy.deny_terms,
         )
 
-    def web_search(self, tenant_id: str) -> WebSearch | None:
-        """The configured web-search provider for ``tenant_id``, or ``None`` (web search off)."""
+    def web_search(self, job: Job, policy: TenantPolicy) -> WebSearch | None:
+        """The configured provider for ``job``, or ``None`` when none is configured.
+
+        Audited and filtered by the tenant's domain lists (:mod:`workers.egress`).
+        """
         s = self.settings
         if not s.web_search_url:
             return None
         from websearch import TavilySearch
+        from workers.egress import TenantWebSearch
 
-        return TavilySearch(
+        provider = TavilySearch(
             s.web_search_url,
             s.web_search_api_key.get_secret_value(),
             timeout_s=s.web_search_timeout_s,
             client=self.http,
-            tenant_id=tenant_id,
+            tenant_id=job.tenant_id,
+        )
+        host = urlsplit(s.web_search_url).hostname or s.web_search_url
+
+        def record(query: str) -> None:
+            with transaction(self.sessions) as session:
+                repo.record_egress(session, job, host, query)
+
+        return TenantWebSearch(
+            provider, record, policy.web_domain_allowlist, policy.web_domain_denylist
         )
 
     def close(self) -> None:

@@ -29,6 +29,7 @@ from workers.lock import thread_lock
 from workers.resources import Resources
 from workers.settings import Settings
 from workers.signing import verify_job
+from workers.tenants import TenantPolicy
 from workers.webhook_policy import intake_problem
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ def answer_job(job: Job, res: Resources) -> Result:
             raise PermanentJobError(
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
+        policy = TenantPolicy.of(tenant)
         if job.webhook_url is not None:
             problem = intake_problem(str(job.webhook_url), tenant.webhook_allowlist)
             if problem:
@@ -137,7 +139,7 @@ def answer_job(job: Job, res: Resources) -> Result:
             if done is not None:
                 return Result(done, fresh=False)
             repo.start_job(session, job)
-        body = run_graph(job, res, fence)
+        body = run_graph(job, res, fence, policy)
         held.check()  # a worker that lost its lock must not publish
         with transaction(res.sessions) as session:
             repo.check_fence(session, job.tenant_id, job.thread_id, fence)
@@ -203,7 +205,9 @@ def _check_same_job(record: JobRecord, job: Job) -> None:
         )
 
 
-def run_graph(job: Job, res: Resources, fence: int | None = None) -> OutcomeBody:
+def run_graph(
+    job: Job, res: Resources, fence: int | None = None, policy: TenantPolicy | None = None
+) -> OutcomeBody:
     """Run one turn of the graph on the job's thread and shape its outcome.
 
     A run of the same job that a killed worker left unfinished on the thread resumes from
@@ -221,11 +225,12 @@ def run_graph(job: Job, res: Resources, fence: int | None = None) -> OutcomeBody
         fence: The thread's fencing token from :func:`repository.claim_fence`; every
             checkpoint of the run carries it and Postgres refuses it once a newer run holds
             the thread (:mod:`workers.db.fencing`).
+        policy: The tenant's policy (web search, domains, deny terms); default: open.
 
     Raises:
         LockLost: Postgres refused a checkpoint because a newer run holds the thread.
     """
-    deps = res.deps_for(job.tenant_id, job.options.allow_web)
+    deps = res.deps_for(job, policy)
     metadata: dict[str, Any] = {"job_id": job.job_id, "tenant_id": job.tenant_id}
     if fence is not None:
         metadata["crag_fence"] = fence

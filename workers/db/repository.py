@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from workers.db.models import (
     DeadLetter,
+    EgressRecord,
     JobRecord,
     OutcomeRecord,
     Tenant,
@@ -280,6 +281,31 @@ def count_attempts(session: Session, tenant_id: str, job_id: str) -> int:
         )
         or 0
     )
+
+
+def record_egress(session: Session, job: Job, provider: str, query: str) -> None:
+    """Audit one query leaving for web search (its redacted form, as sent)."""
+    session.add(
+        EgressRecord(
+            tenant_id=job.tenant_id,
+            job_id=job.job_id,
+            thread_id=job.thread_id,
+            provider=provider,
+            query=query,
+        )
+    )
+
+
+def list_egress(
+    session: Session, tenant_id: str | None, job_id: str | None, limit: int
+) -> Sequence[EgressRecord]:
+    """Audited web queries, newest first, optionally for one tenant or job."""
+    stmt = select(EgressRecord).order_by(EgressRecord.id.desc()).limit(limit)
+    if tenant_id:
+        stmt = stmt.where(EgressRecord.tenant_id == tenant_id)
+    if job_id:
+        stmt = stmt.where(EgressRecord.job_id == job_id)
+    return session.scalars(stmt).all()
 
 
 def add_dead_letter(
