@@ -3,6 +3,8 @@
 .PHONY: demo test lint up tools down status
 
 VENV := .venv/bin
+# Checkpoints are encrypted; infra/up writes this local key file (production: deployment secrets).
+export CRAG_CHECKPOINT_KEY_FILE ?= $(CURDIR)/.infra/checkpoint-keys.json
 
 demo: up
 	$(VENV)/crag demo

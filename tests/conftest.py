@@ -4,6 +4,8 @@ names it and says how to start it (never a silent skip)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,17 @@ from tests.fakes.web_provider import FakeWebProvider
 from workers.settings import Settings
 
 DATA = Path(__file__).parent / "data"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give the session a checkpoint key (inherited by the worker processes tests start),
+    unless the environment configures one: checkpoints are always encrypted."""
+    from workers.checkpointing import new_key_file
+
+    if not (os.environ.get("CRAG_CHECKPOINT_KEYS") or os.environ.get("CRAG_CHECKPOINT_KEY_FILE")):
+        path = Path(tempfile.mkdtemp(prefix="crag-test-keys-")) / "checkpoint-keys.json"
+        new_key_file(path, "test")
+        os.environ["CRAG_CHECKPOINT_KEY_FILE"] = str(path)
 
 
 def _require(name: str, url: str, check: Any) -> None:

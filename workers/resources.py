@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import httpx
 from elasticsearch import Elasticsearch
 from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 from redis import Redis
@@ -25,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pipeline.deps import Deps, Limits, Models, Redactor, WebSearch
 from pipeline.graph import build_graph
 from workers.breaker import RedisCircuitBreaker
+from workers.checkpointing import EncryptedSaver, serde_from_settings
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.jobs import Job
@@ -37,8 +39,15 @@ def psycopg_url(database_url: str) -> str:
     return database_url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
-def make_checkpointer(database_url: str, max_size: int = 4) -> tuple[PostgresSaver, ConnectionPool]:
-    """A ``PostgresSaver`` over a psycopg connection pool.
+def make_checkpointer(
+    database_url: str, max_size: int = 4, serde: SerializerProtocol | None = None
+) -> tuple[PostgresSaver, ConnectionPool]:
+    """A checkpointer over a psycopg connection pool.
+
+    With ``serde`` (see :func:`workers.checkpointing.serde_from_settings`) it is an
+    :class:`~workers.checkpointing.EncryptedSaver` that keeps no channel value in plain
+    text; without, LangGraph's own ``PostgresSaver`` (for migrations and deletion, which
+    never read values).
 
     Connection settings follow LangGraph's docs: autocommit, no prepared statements, dict rows.
     Each connection is checked as it is handed out, so after a Postgres restart the pool
@@ -53,7 +62,9 @@ def make_checkpointer(database_url: str, max_size: int = 4) -> tuple[PostgresSav
         timeout=5.0,  # fail fast (a retryable PoolTimeout) while Postgres is away
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
-    return PostgresSaver(pool), pool  # type: ignore[arg-type]
+    if serde is None:
+        return PostgresSaver(pool), pool  # type: ignore[arg-type]
+    return EncryptedSaver(pool, serde=serde), pool  # type: ignore[arg-type]
 
 
 def limits_from(settings: Settings) -> Limits:
@@ -93,7 +104,9 @@ class Resources:
 
         engine = make_engine(settings.database_url)
         redis = Redis.from_url(settings.redis_url)
-        checkpointer, pool = make_checkpointer(settings.database_url)
+        checkpointer, pool = make_checkpointer(
+            settings.database_url, serde=serde_from_settings(settings)
+        )
         return cls(
             settings=settings,
             engine=engine,

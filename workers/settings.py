@@ -8,6 +8,7 @@ Defaults match the local services that ``infra/up`` starts on 127.0.0.1.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -110,6 +111,21 @@ class Settings(BaseSettings):
     apology: str = Field(
         "Sorry, we could not prepare a verified answer in time. A person will follow up.",
         description="The answer text of an outcome that missed its deadline.",
+    )
+
+    # Checkpoints at rest (AES-256-GCM; see workers/checkpointing.py)
+    checkpoint_encryption: bool = Field(
+        True, description="Encrypt checkpoints; off only for throwaway local databases."
+    )
+    checkpoint_keys: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        description='JSON {"<key id>": "<base64 of 32 bytes>", …}; old ids stay readable.',
+    )
+    checkpoint_key_id: str | None = Field(
+        None, description="Key id new checkpoints are written under (default: the only one)."
+    )
+    checkpoint_key_file: Path | None = Field(
+        None, description='JSON file {"current": "<id>", "keys": {…}}, instead of the above.'
     )
 
     # Telemetry

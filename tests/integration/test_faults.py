@@ -39,6 +39,7 @@ from tests.integration.harness import (
     wait_until,
     worker_fleet,
 )
+from workers.checkpointing import serde_from_settings
 from workers.cli import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
@@ -195,7 +196,9 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
             assert entered.wait(60), "the run never reached the generator"
             # Checkpoints are written in the background: wait until the one before
             # generate is durable, then cut Postgres, so the next write fails.
-            saver, pool = make_checkpointer(pg.url, max_size=1)
+            saver, pool = make_checkpointer(
+                pg.url, max_size=1, serde=serde_from_settings(Settings())
+            )
             config = {"configurable": {"thread_id": f"{corpus_tenant}:th-{marker}"}}
             with closing(pool):
                 wait_until(
