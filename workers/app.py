@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 
 DELIVER_TASK = "crag.deliver_outcome"
+SWEEP_TASK = "crag.retention_sweep"
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -45,6 +46,14 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             DEAD_LETTER_TASK: {"queue": settings.queue},
             ANSWER_TASK: {"queue": settings.queue},
             DELIVER_TASK: {"queue": settings.delivery_queue},
+            SWEEP_TASK: {"queue": settings.delivery_queue},
+        },
+        # `crag beat` (one per fleet) schedules the retention sweep.
+        "beat_schedule": {
+            "retention-sweep": {
+                "task": SWEEP_TASK,
+                "schedule": settings.retention_sweep_interval_s,
+            }
         },
         "worker_hijack_root_logger": False,
     }

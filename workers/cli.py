@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from workers.cli_data import forget, retention_app
 from workers.cli_deliveries import app as deliveries_app
 from workers.cli_tenants import app as tenants_app
 from workers.settings import get_settings
@@ -23,6 +24,8 @@ db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(deliveries_app, name="deliveries")
 app.add_typer(tenants_app, name="tenants")
+app.add_typer(retention_app, name="retention")
+app.command("forget")(forget)
 
 
 def _sessions():  # type: ignore[no-untyped-def]
@@ -251,6 +254,17 @@ def egress_list(
                 else f"{e.created_at:%Y-%m-%d %H:%M:%S} {e.tenant_id} job={e.job_id} "
                 f"{e.provider}: {e.query}"
             )
+
+
+@app.command()
+def beat(
+    schedule: Annotated[
+        str, typer.Option(help="Where beat keeps its schedule state (must be writable).")
+    ] = "/tmp/crag-beat-schedule",
+) -> None:
+    """Run Celery beat: schedules the retention sweep (run exactly one per fleet)."""
+    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "-s", schedule]
+    os.execv(sys.executable, argv)
 
 
 @app.command("dead-letters")

@@ -128,6 +128,10 @@ class Settings(BaseSettings):
         None, description='JSON file {"current": "<id>", "keys": {…}}, instead of the above.'
     )
 
+    retention_sweep_interval_s: float = Field(
+        3600.0, description="How often `crag beat` runs the retention sweep, seconds."
+    )
+
     # Telemetry
     otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")
     trace_console: bool = Field(True, description="Print spans when no OTLP endpoint is set.")

@@ -245,3 +245,19 @@ def _deliver(self: Task, res: Resources, tenant_id: str, job_id: str) -> dict[st
         return {"status": "dead_letter", "reason": result.error}
     wait = max(backoff(res, self.request.retries), result.retry_after_s or 0)
     raise self.retry(countdown=min(wait, res.settings.retry_backoff_max_s))
+
+
+@shared_task(name="crag.retention_sweep", bind=True, acks_late=True)
+def retention_sweep(self: Task) -> dict[str, Any]:
+    """Delete data past each tenant's retention.
+
+    Celery beat (``crag beat``) runs it every ``CRAG_RETENTION_SWEEP_INTERVAL_S``;
+    ``crag retention sweep`` runs the same by hand.
+    """
+    from workers import retention
+
+    res = get_resources()
+    with transaction(res.sessions) as session:
+        report = retention.sweep(session, res.redis, repo.list_tenants(session))
+    log.info("retention sweep: %s", report or "nothing to delete")
+    return report
