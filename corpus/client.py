@@ -26,7 +26,7 @@ def make_es_client(
     No request is made here; an unreachable cluster surfaces on first use.
 
     Args:
-        url: Cluster URL, e.g. ``http://127.0.0.1:59200`` (settings ``elasticsearch_url``).
+        url: Cluster URL, e.g. ``http://127.0.0.1:29200`` (settings ``elasticsearch_url``).
         request_timeout: Per-request timeout in seconds.
         max_retries: Retries per request after a connection error or timeout.
 

@@ -12,12 +12,14 @@ CACHE="${CRAG_INFRA_CACHE:-/var/cache/crag-fleet}"
 SVC_USER="${CRAG_INFRA_USER:-crag}"   # Postgres and Elasticsearch refuse to run as root
 VENV="$ROOT/.venv"
 
-# Fixed ports: workers/settings.py defaults point here.
-PG_PORT=55432
-REDIS_PORT=56379
-ES_HTTP_PORT=59200
-ES_TRANSPORT_PORT=59300
-MODEL_PORT=58080
+# Fixed ports: workers/settings.py defaults point here. All below 32768, outside Linux's
+# ephemeral range (32768-60999), so an outgoing connection can never hold one when a
+# service starts (it did once, for Elasticsearch on 59200).
+PG_PORT=25432
+REDIS_PORT=26379
+ES_HTTP_PORT=29200
+ES_TRANSPORT_PORT=29300
+MODEL_PORT=28080
 MODEL_NAME=smollm2-135m-instruct
 
 ALL_SERVICES=(postgres redis elasticsearch model)

@@ -4,7 +4,7 @@ Serves ``SmolLM2-135M-Instruct.Q4_1.gguf`` (shipped inside the PyPI package ``ll
 with xllamacpp's embedded llama.cpp HTTP server. The server answers to any model name;
 ``smollm2-135m-instruct`` is also registered as its alias so ``/v1/models`` lists it.
 
-Run: ``.venv/bin/python infra/model_server.py --port 58080 --pidfile .infra/run/model.pid``.
+Run: ``.venv/bin/python infra/model_server.py --port 28080 --pidfile .infra/run/model.pid``.
 Stops cleanly on SIGTERM/SIGINT (removes its pid file).
 """
 
@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     env = os.environ.get
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=58080)
+    p.add_argument("--port", type=int, default=28080)
     p.add_argument("--alias", default="smollm2-135m-instruct")
     p.add_argument(
         "--ctx",

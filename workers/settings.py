@@ -29,15 +29,15 @@ class Settings(BaseSettings):
 
     # Services
     database_url: str = Field(
-        "postgresql+psycopg://crag:crag@127.0.0.1:55432/crag",
+        "postgresql+psycopg://crag:crag@127.0.0.1:25432/crag",
         description="SQLAlchemy URL of the app tables and the LangGraph checkpointer.",
     )
-    redis_url: str = Field("redis://127.0.0.1:56379/0", description="Celery broker and locks.")
-    elasticsearch_url: str = Field("http://127.0.0.1:59200", description="Tenant indexes.")
+    redis_url: str = Field("redis://127.0.0.1:26379/0", description="Celery broker and locks.")
+    elasticsearch_url: str = Field("http://127.0.0.1:29200", description="Tenant indexes.")
     index_prefix: str = Field("crag-", description="Tenant index name = prefix + tenant_id.")
 
     # Models (any OpenAI-compatible endpoint; the default is infra/up's llama.cpp server)
-    llm_base_url: str = "http://127.0.0.1:58080/v1"
+    llm_base_url: str = "http://127.0.0.1:28080/v1"
     llm_model: str = "smollm2-135m-instruct"
     llm_api_key: SecretStr = SecretStr("not-needed")
     llm_timeout_s: float = Field(60.0, description="Per-call timeout, seconds.")

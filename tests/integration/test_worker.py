@@ -466,7 +466,7 @@ def test_webhook_to_a_private_address_is_refused(fleet: dict[str, Any], settings
             tenant,
             f"th-{tenant}",
             TORQUE_Q,
-            webhook_url="http://127.0.0.1:59200/crag-pgdocs/_doc",
+            webhook_url="http://127.0.0.1:29200/crag-pgdocs/_doc",
             key=key,
         )
         outcome = wait_for_outcome(settings, tenant, job.job_id, timeout_s=60)

@@ -56,9 +56,9 @@ def test_minilm_loads_the_packaged_model_directory(monkeypatch: pytest.MonkeyPat
 
 
 def test_openai_compatible_endpoint() -> None:
-    embeddings = make_embeddings("openai", "http://127.0.0.1:58080/v1", "nomic-embed")
+    embeddings = make_embeddings("openai", "http://127.0.0.1:28080/v1", "nomic-embed")
     assert isinstance(embeddings, OpenAIEmbeddings)
-    assert embeddings.openai_api_base == "http://127.0.0.1:58080/v1"
+    assert embeddings.openai_api_base == "http://127.0.0.1:28080/v1"
     assert embeddings.model == "nomic-embed"
     # Non-OpenAI servers want strings, and tiktoken would fetch its vocabulary online.
     assert embeddings.check_embedding_ctx_length is False

@@ -16,7 +16,7 @@ META = ApiResponseMeta(
     http_version="1.1",
     headers=HttpHeaders(),
     duration=0.0,
-    node=NodeConfig("http", "127.0.0.1", 59200),
+    node=NodeConfig("http", "127.0.0.1", 29200),
 )
 
 
