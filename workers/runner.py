@@ -246,6 +246,9 @@ def run_graph(
         span.set_attribute("crag.job_id", job.job_id)
         span.set_attribute("crag.tenant_id", job.tenant_id)
         span.set_attribute("crag.thread_id", job.thread_id)
+        if res.settings.trace_question:  # debug only, and never the raw text
+            redacted = res.redactor.redact(job.question, policy.deny_terms if policy else ())
+            span.set_attribute("crag.question_redacted", redacted.search_text)
         # A run of this job that a dead worker left half-done resumes from its last
         # checkpoint (input None) instead of starting the turn over.
         snapshot = res.graph.get_state(config)

@@ -136,6 +136,11 @@ class Settings(BaseSettings):
     otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")
     trace_console: bool = Field(True, description="Print spans when no OTLP endpoint is set.")
     service_name: str = "crag-fleet"
+    trace_question: bool = Field(
+        False,
+        description="Debug: put the question on the job's span, redacted like a web query. "
+        "Off: traces and logs carry no question text at all.",
+    )
 
 
 @lru_cache(maxsize=1)

@@ -3,6 +3,8 @@ the OpenTelemetry trace of a job (one trace, a span per node and per model call)
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -122,3 +124,28 @@ def test_a_stale_run_cannot_write_a_checkpoint_or_store_an_outcome(
         repo.check_fence(session, job.tenant_id, job.thread_id, current)
     fences = {c.metadata.get("crag_fence") for c in resources.graph.get_state_history(config)}
     assert fences == {current}
+
+
+def test_spans_carry_no_question_text_unless_debugging_and_then_redacted(
+    resources: Resources, corpus_tenant: str, spans: InMemorySpanExporter
+) -> None:
+    question = f"{TORQUE_Q} I am Jane Doe, jane.doe@example.com."
+
+    def attributes(body: Any) -> str:
+        mine = [
+            s
+            for s in spans.get_finished_spans()
+            if format(s.context.trace_id, "032x") == body.trace_id
+        ]
+        return json.dumps([dict(s.attributes or {}) for s in mine])
+
+    quiet = run_graph(new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", question), resources)
+    assert "rotor shaft" not in attributes(quiet) and "Jane" not in attributes(quiet)
+
+    debug = dataclasses.replace(
+        resources, settings=resources.settings.model_copy(update={"trace_question": True})
+    )
+    loud = run_graph(new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", question), debug)
+    shown = attributes(loud)
+    assert "rotor shaft fastener" in shown  # the debug setting shows the question…
+    assert "Jane" not in shown and "jane.doe" not in shown  # …redacted
