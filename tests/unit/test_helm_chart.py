@@ -59,6 +59,14 @@ def test_workers_get_their_grace_and_configuration(helm: str) -> None:
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
 
 
+def test_one_beat_schedules_the_retention_sweep(helm: str) -> None:
+    docs = render(helm)
+    beat = docs[("Deployment", "rel-crag-fleet-beat")]
+    assert beat["spec"]["replicas"] == 1 and beat["spec"]["strategy"]["type"] == "Recreate"
+    assert beat["spec"]["template"]["spec"]["containers"][0]["args"][0] == "beat"
+    assert ("Deployment", "rel-crag-fleet-beat") not in render(helm, "beat.enabled=false")
+
+
 def test_schema_migrates_before_workers_start(helm: str) -> None:
     docs = render(helm)
     [job] = [d for (kind, _), d in docs.items() if kind == "Job"]
