@@ -20,9 +20,8 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.graph_helpers import torque_model
 from workers.app import app as celery_app
 from workers.cli import ensure_tenant
 from workers.db.engine import make_engine, make_sessionmaker
@@ -54,18 +53,7 @@ def main() -> None:
     ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
     key = ensure_tenant(tenant, allow_hosts=["127.0.0.1"]).submission_key
     queue = f"crag.bench-{tenant}"
-    model = ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade_by_keyword("newton metres"),
-            "generator": lambda _: answer(
-                "12 newton metres [1].", ("It needs 12 newton metres.", [1])
-            ),
-            "verifier": lambda _: verdict(True),
-            "condenser": echo_condenser,
-        }
-    )
-    with FakeOpenAIServer(model) as llm:
+    with FakeOpenAIServer(torque_model()) as llm:
         env = os.environ | {
             "CRAG_LLM_BASE_URL": llm.base_url,
             "CRAG_QUEUE": queue,

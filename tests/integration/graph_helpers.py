@@ -12,6 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from corpus import TenantRetriever
 from pipeline.deps import CircuitBreaker, Deps, Limits, Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
+from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from websearch import TavilySearch
 
 
@@ -66,3 +67,27 @@ def verdict(*supported: bool, resolves: bool = True) -> dict[str, Any]:
         "claims": [{"claim": i, "supported": s} for i, s in enumerate(supported, 1)],
         "resolves_question": resolves,
     }
+
+
+TORQUE_ANSWER = answer(
+    "Tighten it to 12 newton metres [1].",
+    ("The rotor shaft fastener needs 12 newton metres.", [1]),
+)
+"""The generator's reply to the torque question of ``tests/data/corpus``."""
+
+
+def torque_model(generator: Any = None, **script: Any) -> ScriptedChatModel:
+    """The scripted model most fleet tests use: it answers the torque question of the test
+    corpus from its index (router: vectorstore; grader: chunks mentioning newton metres;
+    generator: :data:`TORQUE_ANSWER` unless ``generator`` is given; verifier: supported).
+    ``script`` overrides or adds roles."""
+    return ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade_by_keyword("newton metres"),
+            "generator": generator or (lambda _: TORQUE_ANSWER),
+            "verifier": lambda _: verdict(True),
+            "condenser": echo_condenser,
+            **script,
+        }
+    )

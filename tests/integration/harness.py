@@ -9,6 +9,7 @@ instance runs as the unprivileged user ``infra/up`` created (``CRAG_INFRA_USER``
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -219,8 +220,10 @@ class ScratchPostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@functools.lru_cache(maxsize=8)
 def producer(redis_url: str) -> Celery:
-    """A Celery app that only sends jobs, to the broker at ``redis_url`` (not made current)."""
+    """A Celery app that only sends jobs, to the broker at ``redis_url`` (not made current);
+    one per broker, reused."""
     from workers.app import celery_config
     from workers.settings import Settings
 

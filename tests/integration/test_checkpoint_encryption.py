@@ -14,8 +14,7 @@ import pytest
 
 from pipeline.deps import Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
-from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
-from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.graph_helpers import torque_model
 from workers.checkpointing import CheckpointKeyError, KeyRing, encrypted_serde
 from workers.jobs import new_job
 from workers.resources import Resources, make_checkpointer, psycopg_url
@@ -29,18 +28,7 @@ TORQUE_Q = "What torque does the rotor shaft fastener need?"
 
 @pytest.fixture(scope="module")
 def res(settings: Any, migrated_db: str) -> Iterator[Resources]:
-    model = ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade_by_keyword("newton metres"),
-            "generator": lambda _: answer(
-                "12 newton metres [1].", ("The fastener needs 12 newton metres.", [1])
-            ),
-            "verifier": lambda _: verdict(True),
-            "condenser": echo_condenser,
-        }
-    )
-    resources = Resources.create(settings, models=Models.single(model))
+    resources = Resources.create(settings, models=Models.single(torque_model()))
     yield resources
     resources.close()
 

@@ -18,8 +18,7 @@ from typer.testing import CliRunner
 from corpus import index_name, ingest_paths
 from pipeline.deps import Models
 from tests.conftest import forget_tenant
-from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
-from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.graph_helpers import torque_model
 from workers.cli import app as cli
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -36,18 +35,7 @@ TORQUE_Q = "What torque does the rotor shaft fastener need?"
 
 @pytest.fixture(scope="module")
 def res(settings: Any, migrated_db: str) -> Iterator[Resources]:
-    model = ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade_by_keyword("newton metres"),
-            "generator": lambda _: answer(
-                "12 newton metres [1].", ("It needs 12 newton metres.", [1])
-            ),
-            "verifier": lambda _: verdict(True),
-            "condenser": echo_condenser,
-        }
-    )
-    resources = Resources.create(settings, models=Models.single(model))
+    resources = Resources.create(settings, models=Models.single(torque_model()))
     yield resources
     resources.close()
 

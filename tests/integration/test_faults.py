@@ -27,9 +27,8 @@ import pytest
 from sqlalchemy import select
 
 from pipeline.graph import build_graph
-from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.graph_helpers import TORQUE_ANSWER, torque_model
 from tests.integration.harness import (
     ROOT,
     ScratchPostgres,
@@ -46,6 +45,7 @@ from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import JobRecord, Tenant
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask
+from workers.jobs import Job
 from workers.resources import make_checkpointer
 from workers.settings import Settings
 
@@ -66,24 +66,12 @@ def generator(user: str) -> dict[str, Any]:
         time.sleep(1.0)
     if "JITTER" in user:
         time.sleep(random.uniform(0.0, 0.15))
-    return answer(
-        "Tighten it to 12 newton metres [1].",
-        ("The rotor shaft fastener needs 12 newton metres.", [1]),
-    )
+    return TORQUE_ANSWER
 
 
 @pytest.fixture(scope="module")
 def llm() -> Iterator[FakeOpenAIServer]:
-    model = ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade_by_keyword("newton metres"),
-            "generator": generator,
-            "verifier": lambda _: verdict(True),
-            "condenser": echo_condenser,
-        }
-    )
-    with FakeOpenAIServer(model) as server:
+    with FakeOpenAIServer(torque_model(generator)) as server:
         yield server
 
 
@@ -101,6 +89,21 @@ def fleet_env(llm: FakeOpenAIServer, **settings: str) -> dict[str, str]:
         "CRAG_TRACE_CONSOLE": "false",
     }
     return env | {f"CRAG_{k.upper()}": v for k, v in settings.items()}
+
+
+def submit(
+    env: dict[str, str], keys: Any, sink: WebhookReceiver, thread: str, question: str
+) -> Job:
+    """Sign and enqueue a question on the fleet's queue, delivered to ``sink``."""
+    return ask(
+        producer(env.get("CRAG_REDIS_URL") or Settings().redis_url),
+        env["CRAG_QUEUE"],
+        keys.tenant_id,
+        thread,
+        question,
+        webhook_url=sink.url,
+        key=keys.submission_key,
+    )
 
 
 def deliveries_once(sink: WebhookReceiver, job_ids: list[str], timeout_s: float) -> list[Any]:
@@ -130,17 +133,8 @@ def test_redis_restarted_while_jobs_wait(
     env = fleet_env(llm, redis_url=redis.url, visibility_timeout_s="30")
     try:
         with worker_fleet(env, tmp_path), WebhookReceiver(secret) as sink:
-            app = producer(redis.url)
             jobs = [
-                ask(
-                    app,
-                    env["CRAG_QUEUE"],
-                    corpus_tenant,
-                    f"th-{uuid.uuid4().hex[:8]}",
-                    f"SLOW {TORQUE_Q}",
-                    webhook_url=sink.url,
-                    key=keys.submission_key,
-                )
+                submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", f"SLOW {TORQUE_Q}")
                 for _ in range(4)
             ]
             time.sleep(0.5)  # the first job runs, three wait in the queue
@@ -184,15 +178,7 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
         marker = uuid.uuid4().hex[:8]
         entered, release = GATES[marker] = threading.Event(), threading.Event()
         with worker_fleet(env, tmp_path) as _, WebhookReceiver(secret) as sink:
-            job = ask(
-                producer(Settings().redis_url),
-                env["CRAG_QUEUE"],
-                corpus_tenant,
-                f"th-{marker}",
-                f"GATE-{marker} {TORQUE_Q}",
-                webhook_url=sink.url,
-                key=keys.submission_key,
-            )
+            job = submit(env, keys, sink, f"th-{marker}", f"GATE-{marker} {TORQUE_Q}")
             assert entered.wait(60), "the run never reached the generator"
             # Checkpoints are written in the background: wait until the one before
             # generate is durable, then cut Postgres, so the next write fails.
@@ -231,15 +217,7 @@ def test_elasticsearch_down_abstains_with_the_reason_and_no_crash_loop(
     secret = keys.webhook_secret
     env = fleet_env(llm, elasticsearch_url=f"http://127.0.0.1:{free_port()}")
     with worker_fleet(env, tmp_path) as [proc], WebhookReceiver(secret) as sink:
-        job = ask(
-            producer(settings.redis_url),
-            env["CRAG_QUEUE"],
-            corpus_tenant,
-            f"th-{uuid.uuid4().hex[:8]}",
-            TORQUE_Q,
-            webhook_url=sink.url,
-            key=keys.submission_key,
-        )
+        job = submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
         [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
         assert proc.poll() is None  # the worker is still serving
     assert body["status"] == "abstained"
@@ -270,15 +248,7 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
         job_deadline_s="30",
     )
     with worker_fleet(env, tmp_path), WebhookReceiver(secret) as sink:
-        job = ask(
-            producer(settings.redis_url),
-            env["CRAG_QUEUE"],
-            corpus_tenant,
-            f"th-{uuid.uuid4().hex[:8]}",
-            TORQUE_Q,
-            webhook_url=sink.url,
-            key=keys.submission_key,
-        )
+        job = submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
         [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
     failed_models = {f["error"].split(":")[0] for f in body["model_failures"]}
     assert failed_models, body  # every hop is recorded with its error class
@@ -301,18 +271,8 @@ def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
     env = fleet_env(llm)
     threads = [f"th-order-{uuid.uuid4().hex[:6]}" for _ in range(5)]
     with worker_fleet(env, tmp_path, workers=3), WebhookReceiver(secret) as sink:
-        app = producer(settings.redis_url)
         jobs = [
-            ask(
-                app,
-                env["CRAG_QUEUE"],
-                corpus_tenant,
-                threads[n % 5],
-                f"JITTER {TORQUE_Q} (#{n})",
-                webhook_url=sink.url,
-                key=keys.submission_key,
-            )
-            for n in range(50)
+            submit(env, keys, sink, threads[n % 5], f"JITTER {TORQUE_Q} (#{n})") for n in range(50)
         ]
         deliveries_once(sink, [j.job_id for j in jobs], timeout_s=240)
     sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
@@ -347,15 +307,7 @@ def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
     entered, release = GATES[marker] = threading.Event(), threading.Event()
     with WebhookReceiver(secret) as sink:
         with worker_fleet(env, tmp_path) as [old]:
-            job = ask(
-                producer(settings.redis_url),
-                env["CRAG_QUEUE"],
-                corpus_tenant,
-                f"th-{marker}",
-                f"GATE-{marker} {TORQUE_Q}",
-                webhook_url=sink.url,
-                key=keys.submission_key,
-            )
+            job = submit(env, keys, sink, f"th-{marker}", f"GATE-{marker} {TORQUE_Q}")
             assert entered.wait(60), "the run never reached the generator"
             old.terminate()  # SIGTERM, as at a rolling update
             if finishes:

@@ -16,8 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from pipeline.deps import Models
-from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
-from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.graph_helpers import torque_model
 from workers.cli import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -42,18 +41,7 @@ def spans() -> InMemorySpanExporter:
 
 @pytest.fixture(scope="module")
 def resources(settings: Any, migrated_db: str, corpus_tenant: str) -> Iterator[Resources]:
-    model = ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade_by_keyword("newton metres"),
-            "generator": lambda _: answer(
-                "12 newton metres [1].", ("The fastener needs 12 newton metres.", [1])
-            ),
-            "verifier": lambda _: verdict(True),
-            "condenser": echo_condenser,
-        }
-    )
-    res = Resources.create(settings, models=Models.single(model))
+    res = Resources.create(settings, models=Models.single(torque_model()))
     yield res
     res.close()
 

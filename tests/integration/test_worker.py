@@ -21,9 +21,8 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from tests.conftest import forget_tenant
-from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.graph_helpers import answer, route, verdict
+from tests.integration.graph_helpers import TORQUE_ANSWER, torque_model
 from tests.integration.harness import worker_fleet
 from workers.app import ANSWER_TASK
 from workers.app import app as celery_app
@@ -57,24 +56,12 @@ def generator(user: str) -> dict[str, Any]:
         time.sleep(4)  # longer than the deadline test's deadline
     elif "SLOW" in user:
         time.sleep(1.5)  # long enough that overlapping runs would be visible
-    return answer(
-        "Tighten it to 12 newton metres [1].",
-        ("The rotor shaft fastener needs 12 newton metres.", [1]),
-    )
+    return TORQUE_ANSWER
 
 
 @pytest.fixture(scope="module")
 def llm() -> Iterator[FakeOpenAIServer]:
-    model = ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade_by_keyword("newton metres"),
-            "generator": generator,
-            "verifier": lambda _: verdict(True),
-            "condenser": echo_condenser,
-        }
-    )
-    with FakeOpenAIServer(model) as server:
+    with FakeOpenAIServer(torque_model(generator)) as server:
         yield server
 
 
