@@ -20,6 +20,8 @@ from presidio_anonymizer.entities import RecognizerResult as Span
 
 from pipeline.deps import Redaction
 from redaction.analyzer import LANGUAGE
+from redaction.national_ids import NATIONAL_ID_ENTITIES
+from redaction.street_address import STREET_ADDRESS
 
 DEFAULT_ENTITIES: tuple[str, ...] = (
     "PERSON",
@@ -28,9 +30,11 @@ DEFAULT_ENTITIES: tuple[str, ...] = (
     "CREDIT_CARD",
     "IBAN_CODE",
     "IP_ADDRESS",
-    "US_SSN",
+    STREET_ADDRESS,
+    *NATIONAL_ID_ENTITIES,
 )
-"""Presidio entity types redacted by default.
+"""Presidio entity types redacted by default (national ids: see
+:data:`redaction.national_ids.NATIONAL_ID_ENTITIES`).
 
 Left out on purpose: ``DATE_TIME`` (spaCy tags version and order numbers such as
 "PostgreSQL 15.4" or "order 12345" as dates), ``LOCATION`` (city and country names are
