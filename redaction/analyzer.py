@@ -15,6 +15,7 @@ from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpEngineProvider
 
+from redaction.name_recognizers import CuedNameRecognizer, FoldedNameRecognizer
 from redaction.national_ids import REPLACED_DEFAULTS, national_id_recognizers
 from redaction.offline_tld import OfflineEmailRecognizer
 from redaction.street_address import StreetAddressRecognizer
@@ -44,9 +45,10 @@ def build_analyzer(
     Returns:
         An analyzer with Presidio's predefined English recognisers, the spaCy NER recogniser,
         :class:`~redaction.offline_tld.OfflineEmailRecognizer` in place of the upstream
-        e-mail recogniser, the country id recognisers of :mod:`redaction.national_ids` and
-        :class:`~redaction.street_address.StreetAddressRecognizer`. Context words count
-        only as whole words ("pan" must not match "company", "tax" not "syntax").
+        e-mail recogniser, the country id recognisers of :mod:`redaction.national_ids`,
+        :class:`~redaction.street_address.StreetAddressRecognizer` and the two name
+        recognisers of :mod:`redaction.name_recognizers`. Context words count only as
+        whole words ("pan" must not match "company", "tax" not "syntax").
 
     Raises:
         RedactorSetupError: ``model_name`` is neither an installed package nor a directory.
@@ -70,6 +72,8 @@ def build_analyzer(
         OfflineEmailRecognizer(extractor, supported_language=LANGUAGE),
         *national_id_recognizers(LANGUAGE),
         StreetAddressRecognizer(supported_language=LANGUAGE),
+        FoldedNameRecognizer(nlp_engine, supported_language=LANGUAGE),
+        CuedNameRecognizer(supported_language=LANGUAGE),
     ):
         registry.add_recognizer(recognizer)
     return AnalyzerEngine(
