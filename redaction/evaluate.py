@@ -174,7 +174,8 @@ def surviving_fragments(item: PiiValue, search_text: str, baseline: str) -> tupl
 def redacted_spans(original: str, redacted: str) -> tuple[str, ...]:
     """Recover the original text of each ``<ENTITY>`` placeholder in ``redacted``.
 
-    Adjacent placeholders come back as one span.
+    Adjacent placeholders come back as one span. Where the text between two placeholders
+    also occurs inside the first span, the earliest consistent split is taken.
 
     Args:
         original: The text given to the redactor.

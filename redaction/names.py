@@ -9,7 +9,8 @@ The small English spaCy model tags many product names as people ("Grafana", "Jav
    ALL-CAPS acronyms, camelCase, lower case) are cut off; one word left beside a cut
    number is a versioned product and the span is dropped ("Java 21", "Kafka 3.7").
 2. Extend: neighbouring name-shaped tokens (and particles such as "van der" between them)
-   are added, so "Virtanen" becomes "Mikko Virtanen".
+   are added, so "Virtanen" becomes "Mikko Virtanen". Any capitalised neighbour counts, so
+   "Thanks Anna Smith" loses "Thanks" too: the safe side.
 3. Drop single words: a span of one name token is kept only when another PERSON span
    follows or precedes it across a comma ("Müller, Hans"). In support questions a lone
    capitalised word tagged PERSON is far more often a product (Jira, Zoom, Okta, Grafana)
