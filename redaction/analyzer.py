@@ -14,6 +14,7 @@ import tldextract
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpEngineProvider
+from presidio_analyzer.predefined_recognizers import IbanRecognizer
 
 from redaction.name_recognizers import CuedNameRecognizer, FoldedNameRecognizer
 from redaction.national_ids import REPLACED_DEFAULTS, national_id_recognizers
@@ -45,7 +46,8 @@ def build_analyzer(
     Returns:
         An analyzer with Presidio's predefined English recognisers, the spaCy NER recogniser,
         :class:`~redaction.offline_tld.OfflineEmailRecognizer` in place of the upstream
-        e-mail recogniser, the country id recognisers of :mod:`redaction.national_ids`,
+        e-mail recogniser, the IBAN recogniser with its own regex flags, the country id
+        recognisers of :mod:`redaction.national_ids`,
         :class:`~redaction.street_address.StreetAddressRecognizer` and the two name
         recognisers of :mod:`redaction.name_recognizers`. Context words count only as
         whole words ("pan" must not match "company", "tax" not "syntax").
@@ -66,10 +68,15 @@ def build_analyzer(
     ).create_engine()
     registry = RecognizerRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
-    for name in ("EmailRecognizer", *REPLACED_DEFAULTS):
+    for name in ("EmailRecognizer", "IbanRecognizer", *REPLACED_DEFAULTS):
         registry.remove_recognizer(name)
     for recognizer in (
         OfflineEmailRecognizer(extractor, supported_language=LANGUAGE),
+        # The registry builds the IBAN recogniser with its global IGNORECASE flag; the IBAN
+        # patterns are written for upper case and then run on into the next word, so a
+        # short IBAN ("BE68 5390 0754 7034 shows") fails its checksum and is missed.
+        # Built directly it keeps its own flags (DOTALL | MULTILINE).
+        IbanRecognizer(supported_language=LANGUAGE),
         *national_id_recognizers(LANGUAGE),
         StreetAddressRecognizer(supported_language=LANGUAGE),
         FoldedNameRecognizer(nlp_engine, supported_language=LANGUAGE),

@@ -101,7 +101,7 @@ _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|dos|das|du|le|la|y|bin|ibn|a
 _NAME = rf"{_NAME_WORD}(?:[ ]+(?:{_PARTICLE}[ ]+)*{_NAME_WORD}){{0,3}}"
 _TWO_OR_MORE = rf"{_NAME_WORD}(?:[ ]+(?:{_PARTICLE}[ ]+)*{_NAME_WORD}){{1,3}}"
 
-_HONORIFIC = r"(?:Mr|Mrs|Ms|Dr|Prof|Herr|Frau|Mme|Mlle)\.?"
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Dr|Prof|Herrn|Herr|Frau|Mme|Mlle)\.?"
 _ONE_WORD_CUES = (
     rf"(?:(?i:my name is|name is|i am|i[{_APOSTROPHES}]m|dear|regards,?)\s+"
     rf"(?:{_HONORIFIC}\s+)?|{_HONORIFIC}\s+)"

@@ -95,6 +95,7 @@ def test_fold_accents_keeps_offsets() -> None:
         ("Ticket from DUPONT Jean: Sage crashes", "DUPONT Jean"),
         ("Customer Nguyễn Văn An cannot log in", "Nguyễn Văn An"),
         ("Mrs O'Brien asked", "O'Brien"),
+        ("Bitte an Herrn Jürgen Schäfer schicken", "Jürgen Schäfer"),
     ],
 )
 def test_cued_names(text: str, name: str) -> None:

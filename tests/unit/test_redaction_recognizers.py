@@ -133,6 +133,17 @@ def test_reference_numbers_are_not_phone_numbers(redactor: PresidioRedactor, tex
     assert redactor.redact(text).entities == []
 
 
+def test_a_version_is_not_a_short_phone_number(redactor: PresidioRedactor) -> None:
+    # phonenumbers reads "16.86" as the German number 1686.
+    assert redactor.redact("Why does Outlook for Mac 16.86 crash?").entities == []
+
+
+def test_a_short_iban_before_a_word_is_caught(redactor: PresidioRedactor) -> None:
+    # With the registry's IGNORECASE flag the IBAN pattern ran on into "shows".
+    result = redactor.redact("My IBAN BE68 5390 0754 7034 shows twice in Odoo")
+    assert result.search_text == "My IBAN shows twice in Odoo"
+
+
 def test_a_phone_after_a_reference_word_with_a_country_code_is_still_a_phone(
     redactor: PresidioRedactor,
 ) -> None:
