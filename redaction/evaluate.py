@@ -1,0 +1,241 @@
+"""Measures a redactor on labelled questions: recall per PII type, false redactions.
+
+Pure: no file or network I/O; give it any :class:`~pipeline.deps.Redactor` and questions
+from :func:`redaction.pii_corpus.load_questions`. What counts is ``Redaction.search_text``,
+the exact string the web-search provider receives.
+
+A PII value is *caught* when no fragment of it survives in ``search_text``:
+
+* ``PERSON``: each name token of 3+ letters, as a whole word, case-insensitively
+  ("Müller, Hans" → ``müller``, ``hans``);
+* ``STREET_ADDRESS``: the same, plus every token holding a digit ("221B", "5");
+* ``EMAIL_ADDRESS``: the whole address and its local part, case-insensitively;
+  ``IP_ADDRESS``: the whole address;
+* ``PHONE_NUMBER``, ``CREDIT_CARD``, ``IBAN_CODE``, ``NATIONAL_ID``: compared on letters and
+  digits only, upper-cased ("+44 20 7946 0958" → ``442079460958``): the whole value, every
+  6-character stretch of it, and every run of 3+ digits ("7946", "0958"), so a number half
+  left behind counts as a miss.
+
+A fragment *survives* when it occurs more often in ``search_text`` than in the question with
+all its labelled values cut out, so a word that the question also uses elsewhere ("PESEL"
+beside a PESEL number) is not taken for a leak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pipeline.deps import Redactor
+from redaction.pii_corpus import PII_TYPES, PiiValue, Question
+
+_NUMBER_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "NATIONAL_ID"})
+_WINDOW = 6
+_LETTERS = re.compile(r"[^\W\d_]+")
+_ALNUM_TOKEN = re.compile(r"[^\W_]+")
+_DIGIT_RUN = re.compile(r"\d{3,}")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_PLACEHOLDERS = re.compile(r"(?:<[A-Z][A-Z_]*>)+")
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A labelled value that (partly) reached the provider.
+
+    Attributes:
+        text: The question.
+        item: The value that leaked.
+        search_text: What the provider received.
+        survived: The fragments found there (see the module docstring).
+    """
+
+    text: str
+    item: PiiValue
+    search_text: str
+    survived: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TypeRecall:
+    """Recall of one PII type: ``caught`` of ``total`` labelled values."""
+
+    type: str
+    caught: int
+    total: int
+
+    @property
+    def recall(self) -> float:
+        """``caught / total`` in [0, 1]; 1.0 when the corpus has no value of this type."""
+        return self.caught / self.total if self.total else 1.0
+
+
+@dataclass(frozen=True)
+class RecallReport:
+    """Recall per type (in :data:`~redaction.pii_corpus.PII_TYPES` order) and every miss."""
+
+    by_type: tuple[TypeRecall, ...]
+    misses: tuple[Miss, ...]
+
+
+@dataclass(frozen=True)
+class FalseRedaction:
+    """An ordinary question in which the redactor removed something.
+
+    Attributes:
+        text: The question.
+        entities: Entity types the redactor reported, in text order.
+        removed: The original text of each redacted span, in text order.
+    """
+
+    text: str
+    entities: tuple[str, ...]
+    removed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoiseReport:
+    """False redactions on questions that carry no personal data."""
+
+    total: int
+    flagged: tuple[FalseRedaction, ...]
+
+    @property
+    def rate(self) -> float:
+        """Share of questions with at least one redaction, in [0, 1]."""
+        return len(self.flagged) / self.total if self.total else 0.0
+
+
+def measure_recall(redactor: Redactor, questions: Iterable[Question]) -> RecallReport:
+    """Redact each question and check which labelled values reached ``search_text``.
+
+    Args:
+        redactor: The redactor under test (called once per question, no deny terms).
+        questions: Labelled questions; those without ``pii`` only cost a call.
+
+    Returns:
+        Recall for every type in :data:`~redaction.pii_corpus.PII_TYPES` and the misses.
+    """
+    caught = dict.fromkeys(PII_TYPES, 0)
+    total = dict.fromkeys(PII_TYPES, 0)
+    misses = []
+    for question in questions:
+        search_text = redactor.redact(question.text).search_text
+        baseline = _cut_out(question.text, [item.value for item in question.pii])
+        for item in question.pii:
+            total[item.type] += 1
+            survived = surviving_fragments(item, search_text, baseline)
+            if survived:
+                misses.append(Miss(question.text, item, search_text, survived))
+            else:
+                caught[item.type] += 1
+    by_type = tuple(TypeRecall(t, caught[t], total[t]) for t in PII_TYPES)
+    return RecallReport(by_type, tuple(misses))
+
+
+def measure_false_redactions(redactor: Redactor, questions: Sequence[Question]) -> NoiseReport:
+    """Redact questions that carry no personal data and collect every redaction.
+
+    Args:
+        redactor: The redactor under test (called once per question, no deny terms).
+        questions: Ordinary questions (their ``pii`` is ignored).
+
+    Returns:
+        How many questions were checked and those in which anything was redacted.
+    """
+    flagged = []
+    for question in questions:
+        redaction = redactor.redact(question.text)
+        if redaction.entities:
+            removed = redacted_spans(question.text, redaction.text)
+            flagged.append(FalseRedaction(question.text, tuple(redaction.entities), removed))
+    return NoiseReport(len(questions), tuple(flagged))
+
+
+def surviving_fragments(item: PiiValue, search_text: str, baseline: str) -> tuple[str, ...]:
+    """Fragments of ``item`` found more often in ``search_text`` than in ``baseline``.
+
+    Args:
+        item: A labelled value.
+        search_text: What the provider received.
+        baseline: The question with its labelled values cut out.
+
+    Returns:
+        The surviving fragments, normalised as described in the module docstring; empty
+        when the value was caught.
+    """
+    survived = []
+    for kind, fragment in _fragments(item):
+        if _count(kind, fragment, search_text) > _count(kind, fragment, baseline):
+            survived.append(fragment)
+    return tuple(dict.fromkeys(survived))
+
+
+def redacted_spans(original: str, redacted: str) -> tuple[str, ...]:
+    """Recover the original text of each ``<ENTITY>`` placeholder in ``redacted``.
+
+    Adjacent placeholders come back as one span. Where the text between two placeholders
+    also occurs inside the first span, the earliest consistent split is taken.
+
+    Args:
+        original: The text given to the redactor.
+        redacted: ``Redaction.text`` for it.
+
+    Returns:
+        The replaced spans in text order; ``()`` if ``redacted`` has no placeholder or does
+        not align with ``original``.
+    """
+    pieces = _PLACEHOLDERS.split(redacted)
+    if len(pieces) == 1:
+        return ()
+    pattern = "(.+?)".join(re.escape(piece) for piece in pieces)
+    match = re.fullmatch(pattern, original, flags=re.DOTALL)
+    return match.groups() if match else ()
+
+
+def _fragments(item: PiiValue) -> list[tuple[str, str]]:
+    value = item.value
+    if item.type == "PERSON":
+        return [("word", w.casefold()) for w in _LETTERS.findall(value) if len(w) >= 3]
+    if item.type == "STREET_ADDRESS":
+        tokens = _ALNUM_TOKEN.findall(value)
+        keep = [t for t in tokens if len(t) >= 3 or any(c.isdigit() for c in t)]
+        return [("word", t.casefold()) for t in keep]
+    if item.type == "EMAIL_ADDRESS":
+        local = value.split("@", 1)[0]
+        return [("substring", value.casefold())] + (
+            [("substring", local.casefold())] if len(local) >= 3 else []
+        )
+    if item.type in _NUMBER_TYPES:
+        flat = _alnum(value)
+        stretches = {flat[i : i + _WINDOW] for i in range(max(1, len(flat) - _WINDOW + 1))}
+        runs = set(_DIGIT_RUN.findall(value))
+        return (
+            [("alnum", flat)]
+            + [("alnum", s) for s in sorted(stretches)]
+            + [("digits", r) for r in sorted(runs)]
+        )
+    return [("substring", value.casefold())]  # IP_ADDRESS
+
+
+def _count(kind: str, fragment: str, text: str) -> int:
+    match kind:
+        case "word":
+            return len(re.findall(rf"(?<![^\W_]){re.escape(fragment)}(?![^\W_])", text.casefold()))
+        case "substring":
+            return text.casefold().count(fragment)
+        case "alnum":
+            return _alnum(text).count(fragment)
+        case "digits":
+            return len(re.findall(rf"(?<!\d){fragment}(?!\d)", text))
+    raise ValueError(f"unknown fragment kind {kind!r}")
+
+
+def _alnum(text: str) -> str:
+    return _NOT_ALNUM.sub("", text).upper()
+
+
+def _cut_out(text: str, values: Sequence[str]) -> str:
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, " ")
+    return text
