@@ -87,8 +87,8 @@ class Redaction:
         """
         text = _PLACEHOLDER.sub(" ", self.text)
         text = re.sub(r"\(\s*\)|\[\s*\]", " ", text)
-        text = re.sub(r"\s+([,.;:!?])", r"\1", text)
-        text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
+        text = re.sub(r"\s+([,.;!?]|:(?!:))", r"\1", text)
+        text = re.sub(r"([,;])(\s*[,;])+", r"\1", text)  # ":" kept: "::1", "std::vector"
         text = re.sub(r"\s{2,}", " ", text).strip()
         return re.sub(r"^[,;:.\s]+", "", text)
 
