@@ -17,7 +17,6 @@ import psycopg
 from opentelemetry import trace
 from sqlalchemy.orm import Session
 
-from pipeline.accounting import calls_by_kind, made, tokens_by_model
 from pipeline.graph import RECURSION_LIMIT
 from workers.db import fencing
 from workers.db import repository as repo
@@ -26,6 +25,7 @@ from workers.db.models import JobRecord, OutcomeRecord
 from workers.errors import LockLost, LockTimeout, PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
+from workers.outcomes import apology, outcome_body
 from workers.resources import Resources
 from workers.settings import Settings
 from workers.signing import verify_job
@@ -143,13 +143,13 @@ def answer_job(job: Job, res: Resources) -> Result:
         held.check()  # a worker that lost its lock must not publish
         with transaction(res.sessions) as session:
             repo.check_fence(session, job.tenant_id, job.thread_id, fence)
-            record_, fresh = repo.save_outcome(
+            stored, fresh = repo.save_outcome(
                 session,
                 body,
                 webhook_id(job.tenant_id, job.job_id),
                 has_webhook=job.webhook_url is not None,
             )
-    return Result(record_, fresh=fresh)
+    return Result(stored, fresh=fresh)
 
 
 def deadline_of(job: Job, default_s: float) -> float:
@@ -282,78 +282,6 @@ def run_graph(
             body = apology(job, res, state, deadline - job.submitted_at.timestamp(), reason)
             return body.model_copy(update={"latency_ms": latency_ms, "trace_id": trace_id})
     return outcome_body(job, state, latency_ms, trace_id).model_copy(update={"resumed": resumed})
-
-
-def apology(
-    job: Job,
-    res: Resources,
-    state: dict[str, Any],
-    deadline_s: float,
-    reason: str = "deadline_exceeded",
-) -> OutcomeBody:
-    """The apology outcome, for a person to follow up (``failed``, ``handoff``).
-
-    ``reason`` is ``deadline_exceeded`` (no verified answer in ``deadline_s`` seconds of
-    submission) or ``model_unavailable`` (every model in the chain was down).
-    """
-    detail = (
-        "every language model in the chain was unreachable"
-        if reason == "model_unavailable"
-        else f"no verified answer within {deadline_s:g}s of submission"
-    )
-    return OutcomeBody(
-        job_id=job.job_id,
-        tenant_id=job.tenant_id,
-        thread_id=job.thread_id,
-        status="failed",
-        answer=res.settings.apology,
-        reason=reason,
-        detail=detail,
-        handoff=True,
-        route=state.get("route"),
-        path=state.get("trace", []),
-        queries_tried=state.get("queries_tried", []),
-        model_failures=_failures(state.get("calls", [])),
-    )
-
-
-def outcome_body(
-    job: Job, state: dict[str, Any], latency_ms: int, trace_id: str | None
-) -> OutcomeBody:
-    """The outcome contract from a finished turn's state."""
-    outcome = state["outcome"]
-    calls = state.get("calls", [])
-    return OutcomeBody(
-        job_id=job.job_id,
-        tenant_id=job.tenant_id,
-        thread_id=job.thread_id,
-        status=outcome["status"],
-        answer=outcome["answer"],
-        citations=outcome["citations"],
-        reason=outcome["reason"],
-        detail=outcome["detail"],
-        route=state.get("route"),
-        path=state.get("trace", []),
-        queries_tried=state.get("queries_tried", []),
-        web_query=state.get("web_query"),
-        rewrites=state.get("rewrites", 0),
-        generations=state.get("generations", 0),
-        web_used=state.get("web_used", False),
-        model_calls=len(made(calls)),
-        calls_by_kind=calls_by_kind(calls),
-        tokens_by_model=tokens_by_model(calls),
-        model_failures=_failures(calls),
-        latency_ms=latency_ms,
-        trace_id=trace_id,
-    )
-
-
-def _failures(calls: list[dict[str, Any]]) -> list[dict[str, str]]:
-    return [
-        {"kind": c["kind"], "model": c["model"], "error": c.get("error") or "?"}
-        for c in calls
-        if not c["ok"]
-    ]
 
 
 def record_failure(
