@@ -21,7 +21,7 @@ from pipeline.graph import RECURSION_LIMIT
 from workers.db import fencing
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.db.models import JobRecord, OutcomeRecord
+from workers.db.models import JobRecord, OutcomeRecord, Tenant
 from workers.errors import LockLost, LockTimeout, PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
@@ -50,34 +50,27 @@ class Result:
     wait_s: float = 0.0
 
 
-def authenticate(job: Job, body: dict[str, Any], res: Resources) -> None:
+def authenticate(session: Session, tenant: Tenant, job: Job, body: dict[str, Any]) -> None:
     """Accept a job only if its tenant is active and signed it (:mod:`workers.signing`).
 
     A job already registered is a copy the fleet re-sent itself (waiting for its turn,
     woken, retried); its content is checked against the stored job by :func:`answer_job`.
 
     Raises:
-        PermanentJobError: Unknown or disabled tenant, missing, forged or stale signature.
+        PermanentJobError: Disabled tenant, missing, forged or stale signature.
     """
-    with transaction(res.sessions) as session:
-        tenant = repo.get_tenant(session, job.tenant_id)
-        if tenant is None:
-            raise PermanentJobError(
-                f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
-            )
-        if repo.get_job(session, job.tenant_id, job.job_id) is not None:
-            return
-        if tenant.status != "active":
-            raise PermanentJobError(
-                f"tenant {job.tenant_id!r} is {tenant.status}; new jobs are refused",
-                job_id=job.job_id,
-                tenant_id=job.tenant_id,
-            )
-        key = tenant.submission_key
-    verify_job(body, key, job.tenant_id)
+    if repo.get_job(session, job.tenant_id, job.job_id) is not None:
+        return
+    if tenant.status != "active":
+        raise PermanentJobError(
+            f"tenant {job.tenant_id!r} is {tenant.status}; new jobs are refused",
+            job_id=job.job_id,
+            tenant_id=job.tenant_id,
+        )
+    verify_job(body, tenant.submission_key, job.tenant_id)
 
 
-def answer_job(job: Job, res: Resources) -> Result:
+def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -> Result:
     """Answer ``job`` once, in its turn on its thread; a job_id seen before returns its outcome.
 
     Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line):
@@ -85,8 +78,16 @@ def answer_job(job: Job, res: Resources) -> Result:
     thread's lock. Otherwise it returns at once with ``outcome=None``, so waiting holds no
     worker slot. A job past its deadline ends with the apology without waiting its turn.
 
+    Args:
+        job: The parsed job.
+        res: The process's resources.
+        signed: The job as received, to verify its signature (:func:`authenticate`)
+            before anything else; ``None`` only for callers inside the fleet (tests,
+            benchmarks) that built the job themselves.
+
     Raises:
-        PermanentJobError: The tenant is not registered, the webhook URL is not allowed or
+        PermanentJobError: The tenant is not registered or not active, the signature is
+            missing, forged or stale, the webhook URL is not allowed or
             resolves to a private address (:mod:`workers.webhook_policy`), or the job_id
             was already used for a different question or thread (an idempotency key must
             not be reused).
@@ -99,6 +100,8 @@ def answer_job(job: Job, res: Resources) -> Result:
             raise PermanentJobError(
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
+        if signed is not None:
+            authenticate(session, tenant, job, signed)
         policy = TenantPolicy.of(tenant)
         if job.webhook_url is not None:
             problem = intake_problem(str(job.webhook_url), tenant.webhook_allowlist)

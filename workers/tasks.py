@@ -25,7 +25,7 @@ from workers.db.engine import transaction
 from workers.errors import PermanentJobError, TransientJobError
 from workers.jobs import Job, parse_job
 from workers.resources import Resources, get_resources
-from workers.runner import answer_job, authenticate, record_failure
+from workers.runner import answer_job, record_failure
 from workers.turns import wait_turn, wake_next
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,7 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
     job: Job | None = None
     try:
         job = parse_job(body)
-        authenticate(job, body, res)
-        result = answer_job(job, res)
+        result = answer_job(job, res, signed=body)
     except PermanentJobError as exc:
         return _retrying(
             self, res, dead_letter, res, "job", str(exc), body, exc.tenant_id, exc.job_id
