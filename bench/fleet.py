@@ -108,7 +108,9 @@ def main() -> None:
                         (OutcomeRecord.tenant_id == JobRecord.tenant_id)
                         & (OutcomeRecord.job_id == JobRecord.job_id),
                     )
-                    .where(JobRecord.tenant_id == tenant, JobRecord.thread_id != f"{tenant}-warm-up")
+                    .where(
+                        JobRecord.tenant_id == tenant, JobRecord.thread_id != f"{tenant}-warm-up"
+                    )
                 ).all()
             latencies = sorted((done - sub).total_seconds() * 1000 for sub, done in rows)
             q = statistics.quantiles(latencies, n=100)
