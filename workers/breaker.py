@@ -61,10 +61,11 @@ class RedisCircuitBreaker:
     def allow(self, model: str) -> bool:
         """False while open; while half-open, True for exactly one probing caller."""
         try:
-            if self._redis.exists(self._key(model, "open")):
+            is_open, half = self._redis.mget(self._key(model, "open"), self._key(model, "half"))
+            if is_open is not None:
                 return False
-            if not self._redis.exists(self._key(model, "half")):
-                return True
+            if half is None:
+                return True  # closed: one round trip
             return bool(
                 self._redis.set(
                     self._key(model, "probe"),

@@ -29,6 +29,7 @@ from workers.breaker import RedisCircuitBreaker
 from workers.checkpointing import EncryptedSaver, serde_from_settings
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
+from workers.index_sizes import IndexSizes, SizedRetriever
 from workers.jobs import Job
 from workers.settings import Settings
 from workers.tenants import TenantPolicy
@@ -89,6 +90,7 @@ class Resources:
     redactor: Redactor
     limits: Limits
     breaker: RedisCircuitBreaker
+    index_sizes: IndexSizes = dataclasses.field(default_factory=IndexSizes)
 
     @classmethod
     def create(cls, settings: Settings, *, models: Models | None = None) -> Resources:
@@ -141,8 +143,10 @@ class Resources:
         return Deps(
             tenant_id=job.tenant_id,
             models=self.models,
-            retriever=TenantRetriever(
-                self.es, job.tenant_id, index_prefix=self.settings.index_prefix
+            retriever=SizedRetriever(
+                TenantRetriever(self.es, job.tenant_id, index_prefix=self.settings.index_prefix),
+                job.tenant_id,
+                self.index_sizes,
             ),
             web_search=self.web_search(job, policy) if web else None,
             redactor=self.redactor,
