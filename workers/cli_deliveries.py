@@ -82,18 +82,29 @@ def redeliver(
     ] = None,
 ) -> None:
     """Send a stored outcome to its webhook again (same webhook-id), e.g. after a dead letter."""
+    from kombu.exceptions import OperationalError
+
+    from workers.app import DELIVER_TASK
+    from workers.app import app as celery_app  # the configured app (Redis broker), not a default
     from workers.db import repository as repo
     from workers.db.engine import transaction
-    from workers.tasks import deliver_outcome
 
     with transaction(_sessions()) as session:
         outcome = repo.get_outcome(session, tenant, job_id)
         job = repo.get_job(session, tenant, job_id)
-        if outcome is None or job is None or not job.webhook_url:
-            typer.secho(
-                f"error: job {job_id} of tenant {tenant} has no outcome to deliver", err=True
-            )
+        if outcome is None or job is None:
+            typer.secho(f"error: job {job_id} of tenant {tenant} has no outcome", err=True)
+            raise typer.Exit(2)
+        if not job.webhook_url:
+            typer.secho(f"error: job {job_id} has no webhook to deliver to", err=True)
             raise typer.Exit(2)
         repo.set_delivery_status(session, outcome, "pending")
-    deliver_outcome.apply_async(args=[tenant, job_id], queue=queue or get_settings().delivery_queue)
+    # After the commit: the delivery task posts only a pending outcome.
+    try:
+        celery_app.send_task(
+            DELIVER_TASK, args=[tenant, job_id], queue=queue or get_settings().delivery_queue
+        )
+    except OperationalError as exc:
+        typer.secho(f"error: cannot reach the queue ({exc}); run the command again", err=True)
+        raise typer.Exit(2) from exc
     typer.echo(f"delivery of job {job_id} queued again (webhook-id {outcome.webhook_id})")

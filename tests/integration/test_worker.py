@@ -9,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -582,9 +583,12 @@ def test_operator_inspects_and_redelivers_a_dead_delivery(
         assert all(a["latency_ms"] is not None for a in report["attempts"])
 
         flaky.fail_first = 0  # the receiver is fixed
-        again = runner.invoke(
-            cli,
+        # A fresh process, as an operator runs it (this one already has a configured app).
+        again = subprocess.run(
             [
+                sys.executable,
+                "-m",
+                "workers.cli",
                 "deliveries",
                 "redeliver",
                 job.job_id,
@@ -593,8 +597,11 @@ def test_operator_inspects_and_redelivers_a_dead_delivery(
                 "--queue",
                 fleet["deliveries"],
             ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
-        assert again.exit_code == 0, again.output
+        assert again.returncode == 0, again.stdout + again.stderr
         deliveries = flaky.wait_for(job.job_id, count=4, timeout_s=60)
     assert len(deliveries) == 4 and deliveries[-1].verified
     assert {d.webhook_id for d in deliveries} == {webhook_id(fleet["tenant"], job.job_id)}
