@@ -162,6 +162,12 @@ def ask(
         if row.status != "active":
             raise _fail(f"tenant {tenant!r} is {row.status}")
         key = row.submission_key
+        used = repo.get_job(session, tenant, job_id) if job_id else None
+        if used is not None and (used.thread_id, used.question) != (thread, question.strip()):
+            raise _fail(
+                f"job id {job_id!r} was already used for another question or thread "
+                f"(thread {used.thread_id!r}); use a new job id for a new question"
+            )
     try:
         job = enqueue_question(
             celery_app,
@@ -190,6 +196,8 @@ def ask(
                 "(is a worker running? `crag dead-letters` lists rejected jobs)"
             )
         typer.echo(json.dumps(outcome, indent=2))
+        if outcome.get("status") == "dead_letter":
+            raise typer.Exit(1)
 
 
 @app.command()

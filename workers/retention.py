@@ -57,17 +57,23 @@ def delete_threads(
     if busy and not force:
         raise ThreadBusy(f"{busy} job(s) still queued or running on these threads; retry later")
     job_ids = list(session.scalars(select(JobRecord.job_id).where(in_threads)))
-    by_job: dict[str, Any] = {
-        "webhook_attempts": WebhookAttempt,
-        "outcomes": OutcomeRecord,
-        "dead_letters": DeadLetter,
-    }
+    by_job: dict[str, Any] = {"webhook_attempts": WebhookAttempt, "outcomes": OutcomeRecord}
     for table, model in by_job.items():
         counts[table] = _rowcount(
             session.execute(
                 delete(model).where(model.tenant_id == tenant_id, model.job_id.in_(job_ids))
             )
         )
+    # A job refused at intake never got a job row; its dead letter names the thread inside.
+    counts["dead_letters"] = _rowcount(
+        session.execute(
+            delete(DeadLetter).where(
+                DeadLetter.tenant_id == tenant_id,
+                DeadLetter.job_id.in_(job_ids)
+                | func.jsonb_extract_path_text(DeadLetter.payload, "thread_id").in_(threads),
+            )
+        )
+    )
     counts["egress_records"] = _rowcount(
         session.execute(
             delete(EgressRecord).where(
@@ -109,23 +115,34 @@ def _delete_redis_keys(redis: Redis, tenant_id: str, threads: Sequence[str]) -> 
 
 
 def threads_of_subject(session: Session, tenant_id: str, subject_id: str) -> list[str]:
-    """Threads of ``tenant_id`` with a job about end user ``subject_id`` (job metadata)."""
-    return sorted(
-        set(
-            session.scalars(
-                select(JobRecord.thread_id).where(
-                    JobRecord.tenant_id == tenant_id, JobRecord.subject_id == subject_id
-                )
-            )
+    """Threads of ``tenant_id`` with a job about end user ``subject_id`` (job metadata).
+
+    Jobs refused at intake count too: only their dead letter holds the job.
+    """
+    jobs = session.scalars(
+        select(JobRecord.thread_id).where(
+            JobRecord.tenant_id == tenant_id, JobRecord.subject_id == subject_id
         )
     )
+    refused = session.scalars(
+        select(func.jsonb_extract_path_text(DeadLetter.payload, "thread_id")).where(
+            DeadLetter.tenant_id == tenant_id,
+            func.jsonb_extract_path_text(DeadLetter.payload, "metadata", "subject_id")
+            == subject_id,
+        )
+    )
+    return sorted({*jobs, *(t for t in refused if t)})
 
 
 def expired_threads(session: Session, tenant: Tenant, at: datetime | None = None) -> list[str]:
-    """Threads of ``tenant`` idle for longer than its retention period (no newer job)."""
+    """Threads of ``tenant`` idle for longer than its retention period (no job ended since)."""
     cutoff = (at or now()) - timedelta(days=tenant.retention_days)
+    # Activity by the server's clock (when a job ended), not the producer's submitted_at.
     last_job = (
-        select(JobRecord.thread_id, func.max(JobRecord.submitted_at).label("last"))
+        select(
+            JobRecord.thread_id,
+            func.max(func.coalesce(JobRecord.finished_at, JobRecord.submitted_at)).label("last"),
+        )
         .where(JobRecord.tenant_id == tenant.tenant_id)
         .group_by(JobRecord.thread_id)
         .subquery()

@@ -35,6 +35,10 @@ from workers.webhook_policy import intake_problem
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("crag.workers")
 
+MAX_CLOCK_SKEW_S = 300
+"""How far ahead of the worker's clock a job's ``submitted_at`` may be, seconds: a later
+one would put it ahead of its thread's line and past every deadline and retention."""
+
 
 @dataclass(frozen=True)
 class Result:
@@ -113,6 +117,13 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
         if repo.thread_owner(session, job) != job.tenant_id:
             raise PermanentJobError(
                 f"thread {job.thread_id!r} belongs to another tenant",
+                job_id=job.job_id,
+                tenant_id=job.tenant_id,
+            )
+        if job.submitted_at.timestamp() > time.time() + MAX_CLOCK_SKEW_S:
+            raise PermanentJobError(
+                f"submitted_at {job.submitted_at.isoformat()} is in the future "
+                f"(more than {MAX_CLOCK_SKEW_S}s ahead of the worker's clock)",
                 job_id=job.job_id,
                 tenant_id=job.tenant_id,
             )

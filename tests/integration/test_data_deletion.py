@@ -103,6 +103,11 @@ def test_forget_a_subject_deletes_everything_of_their_threads_and_nothing_else(
     my_jobs = [run(res, tenant, mine, "user-17") for _ in range(2)]
     other_jobs = [run(res, tenant, other, "user-99")]
     res.redis.set(f"crag:lock:{tenant}:{mine}", "stale", ex=60)
+    refused = new_job(tenant, f"{mine}-refused", TORQUE_Q, subject_id="user-17")
+    with transaction(res.sessions) as session:  # refused at intake: only a dead letter
+        repo.add_dead_letter(
+            session, "job", "bad signature", refused.model_dump(mode="json"), tenant, "r-1"
+        )
     assert all(stored(settings, tenant, mine, my_jobs).values())  # control: data exists
     index = index_name(tenant, settings.index_prefix)
     es.search(index=index, size=0, request_cache=True, query={"match": {"text": "torque"}})
@@ -112,7 +117,8 @@ def test_forget_a_subject_deletes_everything_of_their_threads_and_nothing_else(
     result = CliRunner().invoke(cli, ["forget", "--tenant", tenant, "--subject", "user-17"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["threads"] == [mine] and report["deleted"]["jobs"] == 2
+    assert report["threads"] == [mine, f"{mine}-refused"] and report["deleted"]["jobs"] == 2
+    assert report["deleted"]["dead_letters"] == 3  # two delivery letters and the refused job
 
     assert stored(settings, tenant, mine, my_jobs) == dict.fromkeys(
         (*TABLES_BY_THREAD, *TABLES_BY_JOB, *CHECKPOINTS), 0
@@ -140,6 +146,12 @@ def test_retention_sweep_deletes_idle_threads_past_the_tenants_period(
 ) -> None:
     old, fresh = f"th-{tenant}-old", f"th-{tenant}-fresh"
     old_jobs, fresh_jobs = [run(res, tenant, old)], [run(res, tenant, fresh)]
+    # A producer's clock says nothing about activity: only when jobs ended counts.
+    with transaction(res.sessions) as session:
+        for job_id in fresh_jobs:
+            job = repo.get_job(session, tenant, job_id)
+            assert job is not None
+            job.submitted_at = job.submitted_at - timedelta(days=30)
     with transaction(res.sessions) as session:
         row = repo.get_tenant(session, tenant)
         assert row is not None
@@ -148,6 +160,7 @@ def test_retention_sweep_deletes_idle_threads_past_the_tenants_period(
             job = repo.get_job(session, tenant, job_id)
             assert job is not None
             job.submitted_at = job.submitted_at - timedelta(days=8)
+            job.finished_at = job.submitted_at
 
     result = CliRunner().invoke(cli, ["retention", "sweep", "--tenant", tenant])
     assert result.exit_code == 0, result.output

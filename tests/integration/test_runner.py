@@ -7,6 +7,7 @@ import dataclasses
 import json
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -20,10 +21,10 @@ from tests.integration.graph_helpers import torque_model
 from workers.cli import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.errors import LockLost
+from workers.errors import LockLost, PermanentJobError
 from workers.jobs import new_job
 from workers.resources import Resources
-from workers.runner import run_graph
+from workers.runner import answer_job, run_graph
 
 pytestmark = pytest.mark.integration
 
@@ -137,3 +138,11 @@ def test_spans_carry_no_question_text_unless_debugging_and_then_redacted(
     shown = attributes(loud)
     assert "rotor shaft fastener" in shown  # the debug setting shows the question…
     assert "Jane" not in shown and "jane.doe" not in shown  # …redacted
+
+
+def test_a_job_from_the_future_is_refused(resources: Resources, corpus_tenant: str) -> None:
+    ensure_tenant(corpus_tenant)
+    job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+    ahead = job.model_copy(update={"submitted_at": job.submitted_at + timedelta(days=365)})
+    with pytest.raises(PermanentJobError, match="is in the future"):
+        answer_job(ahead, resources)

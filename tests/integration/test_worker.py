@@ -426,6 +426,15 @@ def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
     assert bad_secret.exit_code == 2 and "starts with 'whsec_'" in bad_secret.output
     unknown = runner.invoke(cli, ["ask", "hello?", "--tenant", "nobody-here", "--thread", "t"])
     assert unknown.exit_code == 2 and "unknown tenant 'nobody-here'" in unknown.output
+    first = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+    reused = runner.invoke(
+        cli,
+        [
+            *("ask", "Another question?", "--tenant", fleet["tenant"]),
+            *("--thread", "elsewhere", "--job-id", first.job_id, "--wait"),
+        ],
+    )
+    assert reused.exit_code == 2 and "already used for another question" in reused.output
 
 
 def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: Any) -> None:
