@@ -12,6 +12,7 @@ from typing import Literal
 from langgraph.types import Send
 
 from pipeline.accounting import made
+from pipeline.history import earlier_answer
 from pipeline.state import AbstainReason, CragState, asked
 
 Fallback = Literal["redact_query", "abstain"]
@@ -50,11 +51,16 @@ def after_begin(
 ) -> Literal["condense_question", "route_question", "abstain"]:
     """Start the turn: abstain at once if the thread is out of calls, else condense.
 
-    A turn on a thread with history condenses the message into a standalone question first.
+    A turn on a thread with history condenses the message into a standalone question first,
+    unless the message repeats a question answered earlier word for word (the router then
+    answers it from the history, and a condenser could only garble it).
     """
     if over_budget(state):
         return "abstain"
-    return "condense_question" if state.get("history") else "route_question"
+    history = state.get("history")
+    if not history or earlier_answer(history, state["question"]) is not None:
+        return "route_question"
+    return "condense_question"
 
 
 def after_route(

@@ -59,3 +59,18 @@ def support_ratio(claim: str, evidence: str) -> float:
     if not terms:
         return 1.0
     return len(terms & content_terms(evidence)) / len(terms)
+
+
+def keeps_the_message(message: str, standalone: str, min_share: float = 0.5) -> bool:
+    """Whether a condensed question still asks what the user's message asks.
+
+    A follow-up condensed into a standalone question keeps the message's own content words
+    and adds context ("its price?" → "the Quillmate Pro's price?"). A small model sometimes
+    returns an earlier question, or its history markup, instead; then most of the message's
+    words are gone. True when at least ``min_share`` of the message's content terms occur
+    in ``standalone`` (or the message has none, e.g. "Why?").
+    """
+    terms = content_terms(message)
+    if not terms:
+        return True
+    return len(terms & content_terms(standalone)) / len(terms) >= min_share

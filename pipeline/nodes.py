@@ -23,6 +23,7 @@ from pipeline.documents import Document
 from pipeline.edges import kept_for_web_round
 from pipeline.grounding import normalise_query
 from pipeline.history import earlier_answer, history_budget, render_history
+from pipeline.lexical import keeps_the_message
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.rules import asks_about_recent_events, is_small_talk
@@ -104,6 +105,9 @@ def condense_question(state: CragState, runtime: Runtime[Deps]) -> Update:
         ).question.strip()
     except (BadReply, ModelUnavailable) as exc:
         log.warning("condenser failed, using the message as it is: %s", exc)
+        standalone = state["question"]
+    if not keeps_the_message(state["question"], standalone):
+        log.warning("condensed question dropped the message's own words; using the message")
         standalone = state["question"]
     return {"standalone": standalone, "query": standalone, "calls": meter.calls}
 

@@ -497,16 +497,35 @@ class TestConversation:
         first = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-2")
         again = run_turn(deps_for(model), TORQUE_Q.upper(), graph=graph, thread_id="th-2")
 
-        assert again["trace"] == [
-            "begin_turn",
-            "condense_question",
-            "route_question",
-            "recall_answer",
-        ]
+        # Repeated word for word (any case): no condenser, no model call at all.
+        assert again["trace"] == ["begin_turn", "route_question", "recall_answer"]
         assert again["route"] == "history"
         assert again["outcome"]["citations"] == first["outcome"]["citations"]
         assert again["outcome"]["answer"] == first["outcome"]["answer"]
-        assert calls_by_kind(again["calls"]) == {"condenser": 1}
+        assert calls_by_kind(again["calls"]) == {}
+
+    def test_a_condensation_that_drops_the_message_is_not_used(self, deps_for: Any) -> None:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from pipeline.graph import build_graph
+
+        model = ScriptedChatModel(
+            script={
+                "router": lambda _: route("vectorstore"),
+                "grader": grade_by_keyword("newton metres"),
+                "generator": lambda _: TORQUE_ANSWER,
+                "verifier": lambda _: verdict(True),
+                "rewriter": lambda _: {"query": "widget reset steps"},
+                # A small model returning an earlier question with its history markup:
+                "condenser": lambda _: {"question": "How do I reset the widget? (response:"},
+            }
+        )
+        graph = build_graph(InMemorySaver())
+        run_turn(deps_for(model), "How do I reset the widget?", graph=graph, thread_id="th-3")
+        follow = run_turn(deps_for(model), TORQUE_Q, graph=graph, thread_id="th-3")
+
+        assert follow["standalone"] == TORQUE_Q  # the user's own question is what is asked
+        assert follow["queries_tried"][0] == TORQUE_Q
 
 
 class TestConfidenceTiers:

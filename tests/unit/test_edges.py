@@ -173,8 +173,18 @@ class TestAfterBegin:
         assert edges.abstain_reason(s) == "budget_exhausted"
 
     def test_history_means_condensing_first(self) -> None:
+        earlier = [{"question": "What is X?", "status": "answered"}]
         assert edges.after_begin(state()) == "route_question"
-        assert edges.after_begin(state(history=[{"question": "q"}])) == "condense_question"
+        assert edges.after_begin(state(history=earlier)) == "condense_question"
+
+    def test_a_question_repeated_word_for_word_is_not_condensed(self) -> None:
+        earlier = [{"question": "What is X?", "status": "answered"}]
+        repeat = state(question="what is x", history=earlier)
+        assert edges.after_begin(repeat) == "route_question"  # answered from the history
+        unanswered = [{"question": "What is X?", "status": "abstained"}]
+        assert edges.after_begin(state(question="What is X?", history=unanswered)) == (
+            "condense_question"
+        )
 
 
 class TestAfterRewrite:

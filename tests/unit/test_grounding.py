@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
     normalise_query,
     published_answer,
 )
+from pipeline.lexical import keeps_the_message
 
 
 def gen(answer: str, *claims: tuple[str, list[str]], sources: tuple[str, ...] = ("a", "b")) -> Any:
@@ -62,3 +65,24 @@ class TestPublishedAnswer:
 def test_normalise_query_ignores_case_punctuation_and_order() -> None:
     assert normalise_query("What is MVCC?") == normalise_query("mvcc, what IS")
     assert normalise_query("What is MVCC?") != normalise_query("What is WAL?")
+
+
+@pytest.mark.parametrize(
+    ("message", "standalone", "kept"),
+    [
+        ("What about its price?", "What is the price of the Quillmate Pro?", True),
+        ("And the second one?", "What torque does the second fastener need?", True),
+        ("Why?", "Why does the fastener need 12 newton metres?", True),
+        # A small model answering with an earlier question, or its own history markup:
+        (
+            "When does the Quuxcorp office open?",
+            "What temperature range does the Zorblax widget operate in? (response:",
+            False,
+        ),
+        ("Is the office open on Sundays?", "(no answer: abstained),", False),
+    ],
+)
+def test_a_condensed_question_must_keep_the_messages_words(
+    message: str, standalone: str, kept: bool
+) -> None:
+    assert keeps_the_message(message, standalone) is kept
