@@ -96,10 +96,14 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (.html .md .txt .pdf).")],
     tenant: Annotated[str, typer.Option(help="Tenant whose index receives the chunks.")],
 ) -> None:
-    """Chunk documents into the tenant's own index (re-ingesting a file replaces it)."""
+    """Chunk documents into a registered tenant's own index (re-ingesting a file replaces it)."""
     from corpus import IngestError, ingest_paths, make_embeddings, make_es_client
+    from workers.db import repository as repo
 
     s = get_settings()
+    with _sessions()() as session:
+        if repo.get_tenant(session, tenant) is None:
+            raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
     try:
         embeddings = make_embeddings(
             s.embeddings,
@@ -116,8 +120,7 @@ def ingest(
         )
     except (IngestError, ValueError) as exc:
         raise _fail(str(exc)) from exc
-    created = report.chunks > 0 and ensure_tenant(tenant).created
-    typer.echo(describe_report(report) + (f"\ntenant {tenant} registered" if created else ""))
+    typer.echo(describe_report(report))
     if not report.ok:
         raise typer.Exit(1)
 
@@ -294,6 +297,8 @@ def dead_letters(
                 "reason": d.reason,
                 "at": d.created_at.isoformat(),
             }
+            if as_json:
+                row["payload"] = d.payload  # the message or job as it was refused
             typer.echo(
                 json.dumps(row)
                 if as_json

@@ -27,6 +27,11 @@ def list_deliveries(
     limit: Annotated[int, typer.Option(min=1, help="Most rows shown.")] = 50,
 ) -> None:
     """Outcomes and where their delivery stands, newest first."""
+    if status not in (None, "pending", "delivered", "dead", "none"):
+        typer.secho(
+            f"error: unknown status {status!r}: use pending, delivered, dead or none", err=True
+        )
+        raise typer.Exit(2)
     from workers.db import repository as repo
 
     with _sessions()() as session:

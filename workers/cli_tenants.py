@@ -157,11 +157,15 @@ def update(
     rotate_submission_key: Annotated[
         bool, typer.Option(help="Issue a new job-submission key (the old one stops working).")
     ] = False,
+    rotate_webhook_secret: Annotated[
+        bool, typer.Option(help="Issue a new webhook secret (receivers must switch to it).")
+    ] = False,
 ) -> None:
     """Change a tenant. A list option given replaces that list (give it once per entry)."""
     from workers import tenants
     from workers.db import repository as repo
     from workers.db.engine import transaction
+    from workers.delivery import new_secret
 
     with transaction(_sessions()) as session:
         row = repo.get_tenant(session, tenant)
@@ -184,6 +188,9 @@ def update(
         if rotate_submission_key:
             row.submission_key = tenants.new_submission_key()
             typer.echo(f"submission key:  {row.submission_key}")
+        if rotate_webhook_secret:
+            row.webhook_secret = new_secret()
+            typer.echo(f"webhook secret:  {row.webhook_secret}")
         typer.echo(json.dumps(_describe(row), indent=2))
 
 

@@ -72,14 +72,16 @@ def verify_job(body: dict[str, Any], key: str, tenant_id: str, now: float | None
     if not hmac.compare_digest(given.encode(), signature(body, key).encode()):
         raise PermanentJobError(
             f"job signature does not verify with tenant {tenant_id!r}'s submission key "
-            "(forged, altered in transit, or signed with another key)",
+            "(forged, altered in transit, signed with another key, or serialised differently "
+            "from json.dumps(job, sort_keys=True, separators=(',', ':'), ensure_ascii=False))",
             job_id=job_id,
             tenant_id=tenant_id,
         )
     age = (time.time() if now is None else now) - signed_at
     if abs(age) > TOLERANCE_S:
+        when = f"{age:.0f}s ago" if age > 0 else f"{-age:.0f}s in the future"
         raise PermanentJobError(
-            f"stale job: signed {age:.0f}s ago, outside the {TOLERANCE_S}s tolerance",
+            f"stale job: signed {when}, outside the {TOLERANCE_S}s tolerance",
             job_id=job_id,
             tenant_id=tenant_id,
         )
