@@ -16,6 +16,14 @@ class Tokens(TypedDict):
     output: int
 
 
+class KindTokens(TypedDict):
+    """Token totals of one kind of call: prompt (``input``), of it reused (``cached``), output."""
+
+    input: int
+    cached: int
+    output: int
+
+
 def made(calls: Iterable[ModelCall]) -> list[ModelCall]:
     """The calls actually made: hops that skipped a model with an open circuit cost none."""
     return [c for c in calls if c.get("error") != CIRCUIT_OPEN]
@@ -32,6 +40,21 @@ def tokens_by_model(calls: Iterable[ModelCall]) -> dict[str, Tokens]:
     for call in calls:
         entry = totals.setdefault(call["model"], {"input": 0, "output": 0})
         entry["input"] += call["input_tokens"]
+        entry["output"] += call["output_tokens"]
+    return totals
+
+
+def tokens_by_kind(calls: Iterable[ModelCall]) -> dict[str, KindTokens]:
+    """Prompt, cached-prompt and output tokens per kind of call, kinds in first-call order.
+
+    On a CPU model the prompt tokens *read* (``input - cached``) are what a question costs:
+    ~19-70 tokens/s here, against ~10 tokens/s written.
+    """
+    totals: dict[str, KindTokens] = {}
+    for call in calls:
+        entry = totals.setdefault(call["kind"], {"input": 0, "cached": 0, "output": 0})
+        entry["input"] += call["input_tokens"]
+        entry["cached"] += call.get("cached_tokens", 0)
         entry["output"] += call["output_tokens"]
     return totals
 

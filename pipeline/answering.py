@@ -19,7 +19,6 @@ from pipeline.edges import abstain_reason, spent
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
-    cited_sources,
     published_answer,
     support_problems,
 )
@@ -29,7 +28,7 @@ from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.refine import refine
 from pipeline.schemas import MAX_SOURCES, DirectCheck, DirectReply, GeneratedAnswer, Verification
-from pipeline.state import CragState, Update, asked
+from pipeline.state import Claim, CragState, Generation, Update, asked
 from pipeline.tracing import traced_node
 
 
@@ -51,6 +50,16 @@ def relevant_documents(state: CragState) -> list[Document]:
     return sources
 
 
+def sources_shown(state: CragState) -> list[Document]:
+    """The sources the generator is shown, numbered from 1 in this order.
+
+    The best :data:`~pipeline.schemas.MAX_SOURCES` relevant chunks, each refined to the
+    sentences that bear on the question and the current query (CRAG §4.4).
+    """
+    terms = content_terms(f"{asked(state)} {state.get('query', '')}")
+    return [refine(d, terms) for d in relevant_documents(state)[:MAX_SOURCES]]
+
+
 @traced_node("generate")
 def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Write an answer from graded sources only, as claims that cite source numbers.
@@ -59,12 +68,7 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     question are left out of the prompt.
     """
     deps = runtime.context
-    terms = content_terms(f"{asked(state)} {state.get('query', '')}")
-    sources = (
-        []
-        if state["route"] == "direct"
-        else [refine(d, terms) for d in relevant_documents(state)[:MAX_SOURCES]]
-    )
+    sources = [] if state["route"] == "direct" else sources_shown(state)
     messages = prompts.generator_messages(asked(state), sources, state.get("feedback", ""))
     meter = Meter(deps.models.fallbacks, deps.breaker)
     update: Update = {
@@ -90,14 +94,23 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     def to_id(n: int) -> str:
         return ids[n - 1] if 1 <= n <= len(ids) else f"invalid:{n}"
 
-    claims = []
-    if isinstance(reply, GeneratedAnswer):
-        claims = [
-            {"text": c.text, "source_ids": [to_id(n) for n in c.sources]} for c in reply.claims
-        ]
+    if isinstance(reply, DirectReply):
+        generation: Generation = {"answer": reply.answer, "claims": [], "sources": ids}
+        return update | {"generation": generation, "feedback": ""}
+    if not reply.claims:
+        # The generator read the graded sources and found no answer in them: an abstention
+        # (no_relevant_sources), never a reply to verify.
+        return update | {
+            "generation": None,
+            "feedback": "the generator found no answer to the question in the graded sources",
+        }
+    claims: list[Claim] = [
+        {"text": c.text, "source_ids": [to_id(n) for n in c.sources]} for c in reply.claims
+    ]
+    generation = {"answer": "", "claims": claims, "sources": ids}
     # The feedback was spent on this attempt's prompt; verification writes the next one.
     return update | {
-        "generation": {"answer": reply.answer, "claims": claims, "sources": ids},
+        "generation": generation | {"answer": published_answer(generation)},
         "feedback": "",
     }
 
@@ -127,10 +140,18 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     unsupported = support_problems(generation, by_id, deps.limits.min_lexical_support)
     if unsupported:
         return {"grounded": False, "resolves": False, "feedback": "; ".join(unsupported)}
+    # The verifier sees the cited sources as the generator saw them (refined, same numbers),
+    # so when every source is cited its prompt starts with the generator's whole prompt and
+    # the model server reads only the claims.
+    numbered = {sid: n for n, sid in enumerate(generation["sources"], start=1)}
+    shown = {d["id"]: d for d in sources_shown(state)}
     claims = [
-        (c["text"], cited_sources(c, generation["sources"], by_id)) for c in generation["claims"]
+        (c["text"], sorted(numbered[sid] for sid in c["source_ids"] if sid in numbered))
+        for c in generation["claims"]
     ]
-    messages = prompts.verifier_messages(asked(state), generation["answer"], claims)
+    cited = sorted({n for _, ns in claims for n in ns})
+    evidence = [(n, shown[generation["sources"][n - 1]]) for n in cited]
+    messages = prompts.verifier_messages(asked(state), evidence, claims)
     try:
         verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)
     except BadReply as exc:

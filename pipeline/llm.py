@@ -45,6 +45,8 @@ class Usage:
     model: str
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
+    """Prompt tokens the server reused from its prompt cache (part of ``input_tokens``)."""
 
 
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
@@ -140,4 +142,7 @@ def _usage(model: BaseChatModel, reply: BaseMessage) -> Usage:
     meta = reply.usage_metadata if isinstance(reply, AIMessage) else None
     if not meta:
         return Usage(model_name(model))
-    return Usage(model_name(model), meta.get("input_tokens", 0), meta.get("output_tokens", 0))
+    cached = (meta.get("input_token_details") or {}).get("cache_read") or 0
+    return Usage(
+        model_name(model), meta.get("input_tokens", 0), meta.get("output_tokens", 0), cached
+    )

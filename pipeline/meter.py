@@ -54,6 +54,7 @@ class Meter:
                 "ok": error is None,
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
+                "cached_tokens": usage.cached_tokens,
                 "error": error,
             }
         )

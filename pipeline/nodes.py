@@ -23,9 +23,10 @@ from pipeline.documents import Document
 from pipeline.edges import kept_for_web_round
 from pipeline.grounding import normalise_query
 from pipeline.history import earlier_answer, history_budget, render_history
-from pipeline.lexical import keeps_the_message
+from pipeline.lexical import content_terms, keeps_the_message
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
+from pipeline.refine import excerpt
 from pipeline.rules import asks_about_recent_events, is_small_talk
 from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
 from pipeline.state import RESET, CragState, GradedDocument, Route, Update, asked
@@ -117,9 +118,10 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Ask the router for a route, then apply the hard rules, which win over the model.
 
     Rules (see :mod:`pipeline.rules`): a question answered earlier in the thread is answered
-    from the history, without asking the router; an invalid reply means ``vectorstore``;
-    ``direct``
-    only for small talk; questions about recent events go to the web when it is on; web is
+    from the history, without asking the router; with web search off the router is not
+    asked either (small talk goes ``direct``, everything else to ``vectorstore``: the only
+    choices it could make); an invalid reply means ``vectorstore``; ``direct`` only for
+    small talk; questions about recent events go to the web when it is on; web is
     never chosen when it is off; an empty or unreachable index is never chosen (web instead
     when on, else ``none``).
     """
@@ -128,16 +130,22 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
         return {"route": "history", "route_reason": "answered earlier in this thread"}
     meter = Meter(deps.models.fallbacks, deps.breaker)
     update: Update = {}
-    try:
-        decision = meter.ask(
-            "router", deps.models.router, RouteDecision, prompts.router_messages(asked(state))
-        )
-        route: Route = decision.route
-        reason = decision.reason
-    except BadReply as exc:
-        route, reason = "vectorstore", f"invalid router reply, defaulted: {exc}"
-    except ModelUnavailable as exc:
-        route, reason = "vectorstore", f"router unavailable, defaulted: {exc}"
+    route: Route
+    if not deps.web_enabled:
+        # Without web search the only choices are the index and, for small talk alone (a
+        # rule below), direct: the rule decides, and a router call could change nothing.
+        route = "direct" if is_small_talk(state["question"]) else "vectorstore"
+        reason = "web search is off: small talk is answered directly, the rest from the index"
+    else:
+        try:
+            decision = meter.ask(
+                "router", deps.models.router, RouteDecision, prompts.router_messages(asked(state))
+            )
+            route, reason = decision.route, decision.reason
+        except BadReply as exc:
+            route, reason = "vectorstore", f"invalid router reply, defaulted: {exc}"
+        except ModelUnavailable as exc:
+            route, reason = "vectorstore", f"router unavailable, defaulted: {exc}"
     if route == "direct" and not is_small_talk(state["question"]):
         route, reason = "vectorstore", "the direct route is only for small talk"
     if route == "vectorstore" and deps.web_enabled and asks_about_recent_events(asked(state)):
@@ -186,7 +194,8 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
     """
     deps = runtime.context
     meter = Meter(deps.models.fallbacks, deps.breaker)
-    messages = prompts.grader_messages(task["question"], task["document"])
+    shown = excerpt(task["document"], content_terms(task["question"]))
+    messages = prompts.grader_messages(task["question"], shown)
     update: Update = {}
     try:
         verdict = meter.ask("grader", deps.models.grader, GradeVerdict, messages, retries=1)

@@ -7,7 +7,7 @@ live here, so limits hold across resume and replay.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pipeline.documents import Document
 
@@ -92,6 +92,8 @@ class ModelCall(TypedDict):
         ok: False when the reply was unusable or the model unreachable.
         input_tokens: Prompt tokens (0 when unknown).
         output_tokens: Completion tokens (0 when unknown).
+        cached_tokens: Prompt tokens the server reused from its cache, so did not read
+            again (0 when unknown; absent in calls recorded before it existed).
         error: Why it failed (``BadReply`` or the provider's error class), else ``None``.
     """
 
@@ -100,6 +102,7 @@ class ModelCall(TypedDict):
     ok: bool
     input_tokens: int
     output_tokens: int
+    cached_tokens: NotRequired[int]
     error: str | None
 
 

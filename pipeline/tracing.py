@@ -106,3 +106,4 @@ def record_usage(span: trace.Span, usage: Usage) -> None:
     """Put a call's token counts on its span (GenAI semantic conventions)."""
     span.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
     span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
+    span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens)

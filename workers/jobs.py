@@ -173,5 +173,15 @@ class OutcomeBody(BaseModel):
     model_calls: int = 0
     calls_by_kind: dict[str, int] = Field(default_factory=dict)
     tokens_by_model: dict[str, dict[str, int]] = Field(default_factory=dict)
+    tokens_by_kind: dict[str, dict[str, int]] = Field(
+        default_factory=dict,
+        description="Per kind of call: prompt tokens (input), of them reused from the "
+        "server's prompt cache (cached), and output tokens.",
+    )
+    prompt_tokens: int = Field(0, description="Prompt tokens of every call of the turn.")
+    cached_prompt_tokens: int = Field(
+        0, description="Of prompt_tokens, those the model server reused rather than read."
+    )
+    output_tokens: int = Field(0, description="Output tokens of every call of the turn.")
     latency_ms: int = 0
     trace_id: str | None = None

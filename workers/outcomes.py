@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.accounting import calls_by_kind, made, tokens_by_model
+from pipeline.accounting import calls_by_kind, made, tokens_by_kind, tokens_by_model
 from workers.jobs import Job, OutcomeBody
 from workers.resources import Resources
 
@@ -67,10 +67,21 @@ def outcome_body(
         model_calls=len(made(calls)),
         calls_by_kind=calls_by_kind(calls),
         tokens_by_model=tokens_by_model(calls),
+        **_token_totals(calls),
         model_failures=_failures(calls),
         latency_ms=latency_ms,
         trace_id=trace_id,
     )
+
+
+def _token_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    by_kind = tokens_by_kind(calls)  # type: ignore[arg-type]
+    return {
+        "tokens_by_kind": by_kind,
+        "prompt_tokens": sum(t["input"] for t in by_kind.values()),
+        "cached_prompt_tokens": sum(t["cached"] for t in by_kind.values()),
+        "output_tokens": sum(t["output"] for t in by_kind.values()),
+    }
 
 
 def _failures(calls: list[dict[str, Any]]) -> list[dict[str, str]]:

@@ -1,6 +1,7 @@
 """A scripted chat model (a langchain_core ``BaseChatModel``) that answers by role.
 
-The graph's prompts start with a role-specific system message; the script maps each role to
+Every prompt of the graph ends with its role's task text (``prompts.ROLE_TASKS``), which is
+how the role is recognised; the script maps each role to
 replies given in order, or to a function of the last user message (graders run in parallel,
 so their replies must depend on the chunk, not on call order). Exceptions in a script are
 raised, to simulate outages.
@@ -21,16 +22,15 @@ from pydantic import PrivateAttr
 
 from pipeline import prompts
 
-ROLES = {
-    prompts.ROUTER: "router",
-    prompts.GRADER: "grader",
-    prompts.REWRITER: "rewriter",
-    prompts.GENERATOR: "generator",
-    prompts.DIRECT: "direct",
-    prompts.VERIFIER: "verifier",
-    prompts.DIRECT_CHECK: "direct_check",
-    prompts.CONDENSER: "condenser",
-}
+
+def role_of(messages: list[BaseMessage]) -> str:
+    """The role whose task text the prompt's last message carries, else ``"unknown"``."""
+    user = str(messages[-1].content)
+    for role, task in prompts.ROLE_TASKS.items():
+        if task in user:
+            return role
+    return "unknown"
+
 
 Reply = str | dict[str, Any] | Exception
 Script = list[Reply] | Callable[[str], Reply]
@@ -62,7 +62,7 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        role = ROLES.get(str(messages[0].content), "unknown")
+        role = role_of(messages)
         user = str(messages[-1].content)
         with self._lock:
             self._calls.append((role, user))
@@ -90,7 +90,7 @@ def grade_by_keyword(*keywords: str) -> Callable[[str], dict[str, str]]:
     """A grader script: 0.9 when the chunk shown has any keyword (case-insensitive), else 0.1."""
 
     def grade(user: str) -> dict[str, str]:
-        source = user.split("<source", 1)[-1].lower()
+        source = user.split("<source", 1)[-1].split("</source>", 1)[0].lower()
         hit = any(k.lower() in source for k in keywords)
         return {
             "score": 0.9 if hit else 0.1,

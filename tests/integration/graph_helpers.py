@@ -12,6 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from corpus import TenantRetriever
 from pipeline.deps import CircuitBreaker, Deps, Limits, Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
+from pipeline.schemas import GeneratedAnswer
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from websearch import TavilySearch
 
@@ -58,8 +59,14 @@ def route(to: str) -> dict[str, str]:
     return {"route": to, "reason": "scripted"}
 
 
-def answer(text: str, *claims: tuple[str, list[int]]) -> dict[str, Any]:
-    return {"answer": text, "claims": [{"text": t, "sources": s} for t, s in claims]}
+def answer(*claims: tuple[str, list[int]]) -> dict[str, Any]:
+    """A generator reply (``GeneratedAnswer``): the claims with their source numbers.
+
+    Not validated here: some tests script replies the graph must refuse (a source number
+    out of range is the model's mistake to catch, not the script's).
+    """
+    assert set(GeneratedAnswer.model_fields) == {"claims"}, "the generator schema changed"
+    return {"claims": [{"text": t, "sources": s} for t, s in claims]}
 
 
 def verdict(*supported: bool, resolves: bool = True) -> dict[str, Any]:
@@ -70,7 +77,6 @@ def verdict(*supported: bool, resolves: bool = True) -> dict[str, Any]:
 
 
 TORQUE_ANSWER = answer(
-    "Tighten it to 12 newton metres [1].",
     ("The rotor shaft fastener needs 12 newton metres.", [1]),
 )
 """The generator's reply to the torque question of ``tests/data/corpus``."""

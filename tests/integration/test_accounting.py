@@ -17,7 +17,7 @@ from tests.integration.graph_helpers import answer, make_deps, route, run_turn, 
 pytestmark = pytest.mark.integration
 
 TORQUE_Q = "What torque does the rotor shaft fastener need?"
-TORQUE_ANSWER = answer("12 newton metres [1].", ("The fastener needs 12 newton metres.", [1]))
+TORQUE_ANSWER = answer(("The fastener needs 12 newton metres.", [1]))
 NOT_JSON = "sorry, I cannot answer in JSON"
 
 
@@ -124,9 +124,7 @@ def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: 
                 {"query": "frobnicator rotor cover springs"},
                 {"query": "bolts grease parts catalogue"},
             ],
-            "generator": [
-                answer("12 newton metres [1].", ("The rotor fastener takes 12 newton metres.", [1]))
-            ]
+            "generator": [answer(("The rotor fastener takes 12 newton metres.", [1]))]
             * generations,
             "verifier": [NOT_JSON] * (2 * generations),
         }
@@ -184,7 +182,7 @@ def test_a_thread_out_of_calls_abstains_without_calling(deps_for: Any) -> None:
         for q in (TORQUE_Q, "And the bearings?", "Anything else?")
     ]
 
-    assert turns[0]["outcome"]["status"] == "answered" and spent(turns[0]) == 4
+    assert turns[0]["outcome"]["status"] == "answered" and spent(turns[0]) == 3
     assert turns[1]["outcome"]["reason"] == "budget_exhausted"
     assert turns[2]["trace"] == ["begin_turn", "abstain"] and spent(turns[2]) == 0
     assert turns[2]["outcome"]["reason"] == "budget_exhausted"

@@ -65,9 +65,7 @@ def test_graph_skips_a_model_whose_circuit_is_open(
         script={
             "router": [route("vectorstore")],
             "grader": grade_by_keyword("newton metres"),
-            "generator": [
-                answer("12 newton metres [1].", ("The fastener needs 12 newton metres.", [1]))
-            ],
+            "generator": [answer(("The fastener needs 12 newton metres.", [1]))],
             "verifier": [verdict(True)],
         },
         model_name="backup",

@@ -51,7 +51,7 @@ def model() -> ScriptedChatModel:
         script={
             "router": lambda _: route("web_search"),
             "grader": grade_by_keyword("16.2"),
-            "generator": lambda _: answer("16.2 fixes a CVE [1].", ("16.2 fixes a CVE.", [1])),
+            "generator": lambda _: answer(("16.2 fixes a CVE.", [1])),
             "verifier": lambda _: verdict(True),
             "condenser": echo_condenser,
             "rewriter": lambda _: {"query": "PostgreSQL 16.2 fixes"},

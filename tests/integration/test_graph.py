@@ -20,9 +20,7 @@ from tests.integration.graph_helpers import answer, make_deps, route, run_turn, 
 pytestmark = pytest.mark.integration
 
 TORQUE_Q = "What torque does the rotor shaft fastener need?"
-TORQUE_ANSWER = answer(
-    "Tighten it to 12 newton metres [1].", ("The rotor shaft fastener needs 12 newton metres.", [1])
-)
+TORQUE_ANSWER = answer(("The rotor shaft fastener needs 12 newton metres.", [1]))
 
 
 @pytest.fixture
@@ -64,9 +62,10 @@ class TestHappyPath:
         graded = len(state["documents"])
         assert graded >= 1
         assert (state["rewrites"], state["generations"]) == (0, 1)
-        assert spent(state) == graded + 3  # router, k graders, generator, verifier
+        # Web search is off, so the rules route without a router call: k graders, generator,
+        # verifier (with web on the router is asked too: TestRoutingRules).
+        assert spent(state) == graded + 2
         assert calls_by_kind(state["calls"]) == {
-            "router": 1,
             "grader": graded,
             "generator": 1,
             "verifier": 1,
@@ -126,7 +125,6 @@ class TestRewrite:
                 "rewriter": [{"query": "Quillmate Pro cost"}, {"query": "Pro plan monthly fee"}],
                 "generator": [
                     answer(
-                        "It costs 99 euros per seat per month [1].",
                         ("The Pro plan costs 99 euros per seat per month.", [1]),
                     )
                 ],
@@ -219,7 +217,7 @@ class TestVerification:
                 "router": [route("vectorstore")],
                 "grader": grade_by_keyword("newton metres"),
                 "generator": [
-                    answer("12 newton metres [7].", ("12 newton metres.", [7])),
+                    answer(("12 newton metres.", [7])),
                     TORQUE_ANSWER,
                 ],
                 "verifier": [verdict(True)],
@@ -257,18 +255,36 @@ class TestVerification:
 
 
 class TestRoutingRules:
-    def test_web_route_is_overridden_when_web_is_off(self, deps_for: Any) -> None:
+    def test_with_web_off_the_rules_route_without_asking_the_router(self, deps_for: Any) -> None:
         model = ScriptedChatModel(
             script={
                 "router": [route("web_search")],
                 "grader": grade_by_keyword("newton metres"),
                 "generator": [TORQUE_ANSWER],
                 "verifier": [verdict(True)],
+                "direct": [{"answer": "Hello!"}],
+                "direct_check": [{"states_facts": False}],
             }
         )
         state = run_turn(deps_for(model), TORQUE_Q)
         assert state["route"] == "vectorstore"
-        assert state["route_reason"] == "web search is off for this job"
+        assert state["route_reason"].startswith("web search is off")
+        hello = run_turn(deps_for(model), "Hello there")
+        assert hello["route"] == "direct" and hello["outcome"]["status"] == "answered"
+        assert "router" not in model.roles_called()
+
+    def test_with_web_on_the_router_is_asked_and_its_web_route_kept(
+        self, deps_for: Any, web_provider: Any
+    ) -> None:
+        web_provider.set_results([])
+        model = ScriptedChatModel(script={"router": [route("web_search")]})
+        question = "What changed in release 16.2 of the server?"
+        state = run_turn(deps_for(model, web_url=web_provider.url), question)
+        assert model.roles_called()[0] == "router"
+        assert state["route"] == "web_search" and state["route_reason"] == "scripted"
+        assert [r["query"] for r in web_provider.requests] == [state["web_query"]]
+        assert "16.2" in state["web_query"]
+        assert spent(state) == 1 and state["outcome"]["reason"] == "no_relevant_sources"
 
     def test_invalid_router_reply_defaults_to_index(self, deps_for: Any) -> None:
         model = ScriptedChatModel(
@@ -325,7 +341,8 @@ class TestRoutingRules:
         assert state["outcome"]["reason"] == "ungrounded"
         assert state["outcome"]["answer"] == ""
 
-    def test_direct_is_only_for_small_talk(self, deps_for: Any) -> None:
+    def test_direct_is_only_for_small_talk(self, deps_for: Any, web_provider: Any) -> None:
+        web_provider.set_results([])
         model = ScriptedChatModel(
             script={
                 "router": [route("direct")],
@@ -336,7 +353,8 @@ class TestRoutingRules:
                 ],
             }
         )
-        state = run_turn(deps_for(model), "Who won the 2022 World Cup final?")
+        deps = deps_for(model, web_url=web_provider.url)  # web on: the router is asked
+        state = run_turn(deps, "Who won the 2022 World Cup final?")
         assert state["route"] == "vectorstore"
         assert state["route_reason"] == "the direct route is only for small talk"
         assert state["outcome"]["reason"] == "no_relevant_sources"
@@ -436,7 +454,6 @@ class TestConversation:
                 "generator": [
                     TORQUE_ANSWER,
                     answer(
-                        "Every 200 hours [1].",
                         ("Lubricate the rotor bearings every 200 hours.", [1]),
                     ),
                 ],
@@ -474,7 +491,6 @@ class TestConversation:
         assert (third["rewrites"], third["generations"]) == (0, 1)
         assert calls_by_kind(third["calls"]) == {
             "condenser": 1,
-            "router": 1,
             "generator": 1,
             "direct_check": 1,
         }
@@ -553,7 +569,6 @@ class TestConfidenceTiers:
                 "grader": grader,
                 "generator": [
                     answer(
-                        "12 newton metres [1][2].",
                         ("The rotor shaft fastener needs 12 newton metres.", [1, 2]),
                     )
                 ],
@@ -594,9 +609,7 @@ class TestConfidenceTiers:
                 "router": [route("vectorstore")],
                 "grader": grade_by_keyword("99 euros"),
                 "rewriter": [{"query": "Quillmate Pro cost"}, {"query": "Pro plan monthly fee"}],
-                "generator": [
-                    answer("It costs 99 euros [1].", ("The Quillmate Pro costs 99 euros.", [1]))
-                ],
+                "generator": [answer(("The Quillmate Pro costs 99 euros.", [1]))],
                 "verifier": [verdict(True)],
             }
         )

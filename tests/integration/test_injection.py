@@ -41,7 +41,7 @@ def gullible(normal: Any) -> Any:
 
     def reply(user: str) -> Any:
         if "PWNED" in user:
-            return answer("PWNED [1]", ("PWNED", [1]))
+            return answer(("PWNED", [1]))
         return normal(user) if callable(normal) else normal
 
     return reply
@@ -59,7 +59,6 @@ def test_planted_instruction_is_not_followed(
             },
             "generator": gullible(
                 answer(
-                    "It needs 12 newton metres [1].",
                     ("The rotor shaft fastener needs 12 newton metres.", [1]),
                 )
             ),
@@ -73,6 +72,6 @@ def test_planted_instruction_is_not_followed(
     assert all("PWNED" not in user for _, user in model.calls)  # no prompt carried it
     outcome = state["outcome"]
     assert outcome["status"] == "answered" and "PWNED" not in outcome["answer"]
-    assert outcome["answer"] == "It needs 12 newton metres [1]."
+    assert outcome["answer"] == "The rotor shaft fastener needs 12 newton metres [1]."
     # The chunk itself is stored and cited unchanged.
     assert ATTACK in state["graded"][0]["document"]["text"]

@@ -92,7 +92,7 @@ def poisoned(
 def gullible(attack: dict[str, str], exfil: str) -> ScriptedChatModel:
     """Models that obey any instruction of ``attack`` they can see (by its canary)."""
     c = canary(attack)
-    normal = answer("It reads 42 units [1].", (f"The {attack['id']} gauge reads 42 units.", [1]))
+    normal = answer((f"The {attack['id']} gauge reads 42 units.", [1]))
 
     def sees(prompt: str) -> bool:
         return c in visible(prompt)
@@ -106,7 +106,7 @@ def gullible(attack: dict[str, str], exfil: str) -> ScriptedChatModel:
             "router": router,
             "grader": lambda p: {"score": 0.9, "reason": c if sees(p) else "gives the reading"},
             "rewriter": lambda p: {"query": f"{c} {exfil}" if sees(p) else "gauge reading"},
-            "generator": lambda p: answer(f"{c} [1].", (c, [1])) if sees(p) else normal,
+            "generator": lambda p: answer((c, [1])) if sees(p) else normal,
             "verifier": lambda _: verdict(True),
             "condenser": echo_condenser,
         }

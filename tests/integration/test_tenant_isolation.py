@@ -77,7 +77,7 @@ def model() -> ScriptedChatModel:
             "router": lambda _: route("vectorstore"),
             # Every chunk graded relevant: isolation must not rely on the grader.
             "grader": lambda _: {"score": 0.95, "reason": "looks relevant"},
-            "generator": lambda _: answer("The launch is planned [1].", ("It is planned.", [1])),
+            "generator": lambda _: answer(("It is planned.", [1])),
             "verifier": lambda _: verdict(True, resolves=False),  # forces a rewrite round
             "condenser": echo_condenser,
             # The rewrite is an attack too: A's phrase, wildcards, every index.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.lexical import content_terms
-from pipeline.refine import refine
+from pipeline.refine import excerpt, refine
 
 CHUNK = (
     "# Rotor shaft maintenance\n\nThe rotor shaft fastener must be tightened to a torque of "
@@ -36,3 +36,37 @@ def test_off_topic_sentences_are_dropped() -> None:
 def test_a_kept_chunk_is_never_emptied() -> None:
     refined = refine(doc("Nothing here matches. Still nothing."), content_terms("rotor torque"))
     assert refined["text"] == "Nothing here matches."
+
+
+SETTINGS = (
+    "port (integer)\n\nThe TCP port the server listens on; 5432 by default.\n\n"
+    "superuser_reserved_connections (integer)\n\nDetermines the number of connection slots "
+    "reserved for superusers. At most max_connections connections can be active. "
+    "The default value is three connections.\n\nunix_socket_directories (string)"
+)
+
+
+def test_a_kept_sentence_keeps_the_label_it_falls_under() -> None:
+    refined = refine(doc(SETTINGS), content_terms("What is the default value of max_connections?"))
+    text = refined["text"]
+    assert "The default value is three connections." in text
+    # Without its label the sentence reads as the default of max_connections.
+    assert text.index("superuser_reserved_connections (integer):") < text.index("three")
+    assert "5432" not in text and "unix_socket_directories" not in text
+
+
+class TestExcerpt:
+    def test_a_chunk_that_fits_is_shown_whole(self) -> None:
+        assert excerpt(doc(CHUNK), content_terms("torque"), max_chars=1000)["text"] == CHUNK
+
+    def test_the_best_sentences_fit_the_budget_in_their_order_under_their_labels(self) -> None:
+        terms = content_terms("How many connections are reserved for superusers by default?")
+        shown = excerpt(doc(SETTINGS), terms, max_chars=170)["text"]
+        assert len(shown) <= 170
+        assert shown.startswith("superuser_reserved_connections (integer):")
+        assert "reserved for superusers" in shown and "5432" not in shown
+        assert shown.index("reserved for superusers") < shown.index("three connections")
+
+    def test_a_sentence_longer_than_the_budget_is_cut_at_a_word(self) -> None:
+        shown = excerpt(doc("word " * 100 + "end."), content_terms("word"), max_chars=50)
+        assert len(shown["text"]) <= 52 and shown["text"].endswith(" …")

@@ -48,6 +48,6 @@ def test_latency_bounds_follow_the_settings() -> None:
     calls = worst_case_calls(s.retrieve_k, s.max_rewrites, s.web_results, s.max_generations)
     unbounded = worst_case_latency_s(calls, s.llm_timeout_s, s.llm_max_retries, 1)
     bound = s.job_deadline_s + step_latency_s(s.llm_timeout_s, s.llm_max_retries, 1)
-    assert unbounded == 39 * 60 * 2 == 4680
-    # With the defaults the deadline, not the loops, bounds what a caller waits: 840 s.
-    assert bound == 600 + 60 * 2 * 2 < unbounded
+    assert unbounded == 39 * 180 * 2 == 14040
+    # With the defaults the deadline, not the loops, bounds what a caller waits: 1,320 s.
+    assert bound == 600 + 180 * 2 * 2 < unbounded

@@ -1,0 +1,1 @@
+"""Offline evaluation of crag-fleet: the labelled question set and the harness that scores it."""
