@@ -13,6 +13,7 @@ import typer
 
 from workers.cli_data import forget, retention_app
 from workers.cli_deliveries import app as deliveries_app
+from workers.cli_eval import evaluate
 from workers.cli_tenants import app as tenants_app
 from workers.settings import get_settings
 
@@ -26,6 +27,7 @@ app.add_typer(deliveries_app, name="deliveries")
 app.add_typer(tenants_app, name="tenants")
 app.add_typer(retention_app, name="retention")
 app.command("forget")(forget)
+app.command("eval")(evaluate)
 
 
 def _sessions():  # type: ignore[no-untyped-def]

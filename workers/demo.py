@@ -14,11 +14,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+from redis import Redis
+
 from workers.demo_services import EgressRecorder, WebhookReceiver
+from workers.progress import read_progress
 from workers.settings import Settings
 
 SKIP_PAGES = {"bookindex.html"}
@@ -38,18 +42,22 @@ QUESTIONS = [
 def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> int:
     """Run the demo; returns a process exit code (0: every question got an outcome)."""
     from corpus import TenantRetriever, ingest_paths, make_es_client
+    from corpus.freshness import stale_reason
     from workers.app import app as celery_app
     from workers.cli import describe_report, ensure_tenant
     from workers.intake import ask
 
     es = make_es_client(settings.elasticsearch_url)
-    if reingest or TenantRetriever(es, tenant, index_prefix=settings.index_prefix).count() == 0:
-        if not corpus.is_dir():
-            print(f"demo corpus {corpus} not found (infra/up installs postgresql-doc-15)")
-            return 2
-        print(f"ingesting {corpus} into tenant {tenant!r} …", flush=True)
-        # The back-of-book index lists every term and would top most BM25 searches.
-        pages = sorted(p for p in corpus.glob("*.html") if p.name not in SKIP_PAGES)
+    if not corpus.is_dir():
+        print(f"demo corpus {corpus} not found (infra/up installs postgresql-doc-15)")
+        return 2
+    # The back-of-book index lists every term and would top most BM25 searches.
+    pages = sorted(p for p in corpus.glob("*.html") if p.name not in SKIP_PAGES)
+    stored = TenantRetriever(es, tenant, index_prefix=settings.index_prefix).count()
+    stale = stored and stale_reason(es, tenant, pages, index_prefix=settings.index_prefix)
+    if reingest or not stored or stale:
+        why = f" ({stale}: chunked by an older version)" if stale else ""
+        print(f"ingesting {corpus} into tenant {tenant!r}{why} …", flush=True)
         report = ingest_paths(es, tenant, pages, index_prefix=settings.index_prefix)
         print(f"  {describe_report(report)}", flush=True)
     keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
@@ -59,8 +67,10 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
         log_path = Path(os.environ.get("CRAG_INFRA_DIR", ".infra")) / "logs" / "demo-worker.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("w") as log:
+            # One job at a time, so each question's time is its own (two would share the
+            # two cores and the model server).
             worker = subprocess.Popen(
-                [sys.executable, "-m", "workers.cli", "worker", "--concurrency", "2"],
+                [sys.executable, "-m", "workers.cli", "worker", "--concurrency", "1"],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -83,13 +93,15 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
                     flush=True,
                 )
                 missing = 0
+                redis = Redis.from_url(settings.redis_url)
                 for job_id, (label, question) in jobs.items():
-                    arrived = receiver.wait_for(job_id, timeout_s=900)
+                    print(f"\n[{label}] {question}", flush=True)
+                    arrived = _wait_showing_progress(receiver, redis, tenant, job_id, 900)
                     if not arrived:
                         missing += 1
-                        print(f"\n[{label}] {question}\n  no outcome within 900s")
+                        print("  no outcome within 900s")
                         continue
-                    _print_outcome(label, question, arrived[-1].body, arrived[-1].verified)
+                    _print_outcome(arrived[-1].body, arrived[-1].verified)
                 if not settings.web_search_url:
                     print("\nweb egress (local stand-in; no internet here) received:")
                     for query in egress.queries or ["(nothing)"]:
@@ -100,22 +112,48 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
                 worker.wait(timeout=60)
 
 
-def _print_outcome(label: str, question: str, body: dict[str, Any], verified: bool) -> None:
-    print(f"\n[{label}] {question}")
+def _wait_showing_progress(
+    receiver: WebhookReceiver, redis: Redis, tenant: str, job_id: str, timeout_s: float
+) -> list[Any]:
+    """Wait for the job's webhook, printing each node as the worker starts it."""
+    started = time.monotonic()
+    after, last, first_at = "0-0", "", None
+    while time.monotonic() - started < timeout_s:
+        arrived = receiver.wait_for(job_id, timeout_s=0.2)
+        if arrived:
+            return arrived
+        for entry_id, node, at in read_progress(redis, tenant, job_id, after, block_ms=800):
+            after = entry_id
+            first_at = first_at or at
+            if node != last:  # the graders of one round start together: show them once
+                print(f"    {at - first_at:6.1f} s  {node}", flush=True)
+                last = node
+    return []
+
+
+def _print_outcome(body: dict[str, Any], verified: bool) -> None:
     print(
         f"  status: {body['status']}   route: {body.get('route')}   "
         f"rewrites: {body['rewrites']}   generations: {body['generations']}   "
-        f"model calls: {body['model_calls']}   latency: {body['latency_ms']} ms"
+        f"time: {body['latency_ms'] / 1000:.1f} s"
     )
+    print(
+        f"  model calls: {body['model_calls']}   prompt tokens: {body.get('prompt_tokens', 0)} "
+        f"({body.get('cached_prompt_tokens', 0)} reused from the server's cache)   "
+        f"output tokens: {body.get('output_tokens', 0)}"
+    )
+    kinds = ", ".join(
+        f"{kind} {n} ({body.get('tokens_by_kind', {}).get(kind, {}).get('input', 0)} in)"
+        for kind, n in body.get("calls_by_kind", {}).items()
+    )
+    print(f"  by kind: {kinds or 'none'}")
     print(f"  path: {' → '.join(body.get('path', []))}")
-    kinds = ", ".join(f"{k} {n}" for k, n in body.get("calls_by_kind", {}).items())
-    print(f"  model calls by kind: {kinds or 'none'}")
     if body["status"] == "answered":
         print(f"  answer: {body['answer']}")
         for c in body["citations"]:
             print(f"    [{c['n']}] {c['title']} — {c['locator']}")
     else:
-        print(f"  abstained ({body.get('reason')}): {body.get('detail')}")
+        print(f"  {body['status']} ({body.get('reason')}): {body.get('detail')}")
     if body.get("web_query"):
         print(f"  web query sent (redacted): {body['web_query']!r}")
     signature = "verified" if verified else "INVALID"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pipeline.accounting import calls_by_kind, made, tokens_by_kind, tokens_by_model
+from pipeline.state import ModelCall
 from workers.jobs import Job, OutcomeBody
 from workers.resources import Resources
 
@@ -39,6 +41,7 @@ def apology(
         path=state.get("trace", []),
         queries_tried=state.get("queries_tried", []),
         model_failures=_failures(state.get("calls", [])),
+        **_cost(state.get("calls", [])),
     )
 
 
@@ -64,19 +67,20 @@ def outcome_body(
         rewrites=state.get("rewrites", 0),
         generations=state.get("generations", 0),
         web_used=state.get("web_used", False),
-        model_calls=len(made(calls)),
-        calls_by_kind=calls_by_kind(calls),
-        tokens_by_model=tokens_by_model(calls),
-        **_token_totals(calls),
         model_failures=_failures(calls),
+        **_cost(calls),
         latency_ms=latency_ms,
         trace_id=trace_id,
     )
 
 
-def _token_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
-    by_kind = tokens_by_kind(calls)  # type: ignore[arg-type]
+def _cost(calls: Sequence[ModelCall]) -> dict[str, Any]:
+    """What the turn's model calls cost: counts and tokens (an apology too had a cost)."""
+    by_kind = tokens_by_kind(calls)
     return {
+        "model_calls": len(made(calls)),
+        "calls_by_kind": calls_by_kind(calls),
+        "tokens_by_model": tokens_by_model(calls),
         "tokens_by_kind": by_kind,
         "prompt_tokens": sum(t["input"] for t in by_kind.values()),
         "cached_prompt_tokens": sum(t["cached"] for t in by_kind.values()),

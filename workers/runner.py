@@ -26,6 +26,7 @@ from workers.errors import LockLost, LockTimeout, PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
 from workers.lock import thread_lock
 from workers.outcomes import apology, outcome_body
+from workers.progress import ProgressLog
 from workers.resources import Resources
 from workers.settings import Settings
 from workers.signing import verify_job
@@ -271,16 +272,20 @@ def run_graph(
         if resumed:
             log.info("job %s resumes at %s", job.job_id, ", ".join(snapshot.next))
         if time.time() < deadline:
+            progress = ProgressLog(res.redis, job.tenant_id, job.job_id)
             steps = res.graph.stream(
                 None if resumed else {"question": job.question},
                 config,
                 context=deps,
-                stream_mode="values",
+                stream_mode=["values", "tasks"],
             )
             try:
                 with closing(steps):
-                    for values in steps:
-                        state = values  # the full state after each super-step
+                    for mode, chunk in steps:
+                        if mode == "tasks":
+                            progress.task_event(chunk)
+                            continue
+                        state = chunk  # the full state after each super-step
                         if time.time() >= deadline:
                             break
             except psycopg.errors.RaiseException as exc:

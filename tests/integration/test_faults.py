@@ -319,5 +319,6 @@ def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
             [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
     assert body["status"] == "answered"
     assert body["resumed"] is (not finishes)  # handed back: resumed from its checkpoint
-    calls = [role for role, user in llm.model.calls if marker in user]
-    assert calls.count("router") == 1  # the nodes before the hand-back did not run again
+    graders = [user for role, user in llm.model.calls if marker in user and role == "grader"]
+    # The nodes before the hand-back did not run again: every chunk was graded once.
+    assert len(graders) == len(set(graders)) > 0

