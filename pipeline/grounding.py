@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Collection, Mapping
 
 from pipeline.documents import Document
-from pipeline.lexical import is_degenerate, numbers, support_ratio
+from pipeline.lexical import is_degenerate, numbers, support_ratio, unsupported_words
 from pipeline.state import Claim, Generation
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -60,7 +60,8 @@ def support_problems(
 
     A number the cited chunks never mention is the commonest hallucination, and a claim that
     shares few words with its chunks is rarely supported by them; both fail here, before the
-    verifier model is asked (a pre-filter, not a replacement for it).
+    verifier model is asked (a pre-filter, not a replacement for it), and so does a claim
+    with words in a non-Latin script that its chunks do not contain.
 
     Args:
         generation: A generation that passed :func:`citation_problems`.
@@ -74,8 +75,11 @@ def support_problems(
     for i, claim in enumerate(generation["claims"], start=1):
         evidence = " ".join(by_id[s]["text"] for s in claim["source_ids"] if s in by_id)
         missing = sorted(numbers(claim["text"]) - numbers(evidence))
+        foreign = unsupported_words(claim["text"], evidence)
         if missing:
             problems.append(f"claim {i} states {', '.join(missing)}, absent from its sources")
+        elif foreign:
+            problems.append(f"claim {i} has words its sources do not: {' '.join(foreign)}")
         elif support_ratio(claim["text"], evidence) < min_support:
             problems.append(f"claim {i} is mostly not in the sources it cites")
     return problems

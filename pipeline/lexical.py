@@ -7,6 +7,7 @@ Tokens are lower-cased words with a crude suffix strip (enough to match "vacuumi
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _WORD = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -59,6 +60,24 @@ def support_ratio(claim: str, evidence: str) -> float:
     if not terms:
         return 1.0
     return len(terms & content_terms(evidence)) / len(terms)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def unsupported_words(claim: str, evidence: str) -> list[str]:
+    """Words of ``claim`` written in a non-Latin script that ``evidence`` never contains.
+
+    :func:`content_terms` sees only ASCII words, so without this a claim could carry text
+    in another script unchecked; a multilingual model under a grammar sometimes switches
+    script mid-sentence ("…do not significantly 干扰"). A word in a script the sources do
+    use (a Japanese page quoted in Japanese) is looked up in them like any other.
+    """
+    return [w for w in _LETTERS.findall(claim) if not _is_latin(w) and w not in evidence]
+
+
+def _is_latin(word: str) -> bool:
+    return all(unicodedata.name(c, "").startswith("LATIN") for c in word)
 
 
 def keeps_the_message(message: str, standalone: str, min_share: float = 0.5) -> bool:

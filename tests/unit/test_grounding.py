@@ -11,6 +11,7 @@ from pipeline.grounding import (
     cited_numbers,
     normalise_query,
     published_answer,
+    support_problems,
 )
 from pipeline.lexical import keeps_the_message
 
@@ -86,3 +87,25 @@ def test_a_condensed_question_must_keep_the_messages_words(
     message: str, standalone: str, kept: bool
 ) -> None:
     assert keeps_the_message(message, standalone) is kept
+
+
+class TestSupportProblems:
+    SOURCE = {"a": {"text": "These commands should not significantly interfere with other work."}}
+
+    def test_a_claim_in_its_sources_words_passes(self) -> None:
+        g = gen("", ("These commands should not significantly interfere with work.", ["a"]))
+        assert support_problems(g, self.SOURCE, 0.6) == []
+
+    def test_a_claim_that_switches_script_is_refused(self) -> None:
+        g = gen("", ("These commands should not significantly 干扰 other work.", ["a"]))
+        [problem] = support_problems(g, self.SOURCE, 0.6)
+        assert problem == "claim 1 has words its sources do not: 干扰"
+
+    def test_a_word_the_source_itself_writes_in_that_script_passes(self) -> None:
+        source = {"a": {"text": "The setting lc_messages accepts ja_JP, shown as 日本語."}}
+        g = gen("", ("The setting lc_messages accepts ja_JP, shown as 日本語.", ["a"]))
+        assert support_problems(g, source, 0.6) == []
+
+    def test_accented_latin_is_checked_like_ascii(self) -> None:
+        g = gen("", ("These commands should not significantly interfere, café.", ["a"]))
+        assert support_problems(g, self.SOURCE, 0.6) == []
