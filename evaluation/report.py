@@ -35,6 +35,7 @@ class RunSettings(BaseModel):
         verifier_model: The verifier's model.
         llm_base_url: The model endpoint.
         retrieve_k: Chunks per search (both arms, and hit@k).
+        retrieval: ``bm25`` or ``hybrid`` (both arms, and hit@k).
         max_rewrites: The graph's rewrite limit.
         max_generations: The graph's generation limit.
         split: ``dev``, ``heldout`` or ``all``.
@@ -55,6 +56,7 @@ class RunSettings(BaseModel):
     verifier_model: str
     llm_base_url: str
     retrieve_k: int
+    retrieval: str = "bm25"
     max_rewrites: int
     max_generations: int
     split: str
@@ -147,7 +149,7 @@ def render_table(report: EvalReport) -> str:
     lines = [
         f"crag eval {s.date}: {s.items} items, split {s.split}, corpora "
         f"{', '.join(s.corpora) or '-'}, model {s.model} (verifier {s.verifier_model}), "
-        f"retrieve_k {s.retrieve_k}, commit {commit}",
+        f"retrieve_k {s.retrieve_k} ({s.retrieval}), commit {commit}",
         "",
     ]
     if report.summary:

@@ -26,6 +26,7 @@ from pipeline.deps import Retriever
 from workers.settings import Settings
 
 if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
     from rich.console import Console
 
 ARMS: tuple[Arm, ...] = ("graph", "naive")
@@ -101,7 +102,9 @@ class RunOptions:
         retrieval_only: Only hit@k: no worker, no model.
         reingest: Ingest the corpora again even if their indexes look current.
         timeout_s: Each graph job's deadline, seconds.
-        tenant_prefix: Tenants are ``<prefix>-<corpus>``.
+        tenant_prefix: Tenants are ``<prefix>-<corpus>`` (``…-hybrid`` for hybrid).
+        retrieval: ``bm25`` or ``hybrid``: how the tenants' indexes are built and searched,
+            by the fleet (the tenant's setting), the naive arm and hit@k alike.
         corpus_roots: Root per corpus (default :data:`evaluation.dataset.CORPUS_ROOTS`).
         worker_env: The graph arm's worker environment (its queue is set here).
         worker_log: Where the worker's output goes.
@@ -112,6 +115,7 @@ class RunOptions:
     reingest: bool = False
     timeout_s: float = 900.0
     tenant_prefix: str = "eval"
+    retrieval: str = "bm25"
     corpus_roots: Mapping[str, Path] = field(default_factory=dict)
     worker_env: Mapping[str, str] = field(default_factory=dict)
     worker_log: Path = Path(".infra/logs/eval-worker.log")
@@ -153,9 +157,12 @@ def run_eval(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     commit, dirty = git_commit()  # at the start: what ran, even if HEAD moves meanwhile
     es = make_es_client(settings.elasticsearch_url)
+    embeddings = _embeddings(settings) if options.retrieval == "hybrid" else None
     tenants: dict[str, str] = {}
     for corpus in dict.fromkeys(i.corpus for i in items):
-        tenants[corpus] = tenant_for(options.tenant_prefix, corpus)
+        name = corpus if embeddings is None else f"{corpus}-hybrid"
+        tenants[corpus] = tenant_for(options.tenant_prefix, name)
+        _register(settings, tenants[corpus], options.retrieval)
         root = Path(options.corpus_roots.get(corpus, CORPUS_ROOTS[corpus]))
         ensure_indexed(
             es,
@@ -164,10 +171,12 @@ def run_eval(
             root,
             index_prefix=settings.index_prefix,
             reingest=options.reingest,
+            embeddings=embeddings,
             say=lambda line: console.print(line, highlight=False),
         )
     retrievers = {
-        c: TenantRetriever(es, t, index_prefix=settings.index_prefix) for c, t in tenants.items()
+        c: TenantRetriever(es, t, index_prefix=settings.index_prefix, embeddings=embeddings)
+        for c, t in tenants.items()
     }
     k = settings.retrieve_k
     retrieval: list[RetrievalResult] = [
@@ -189,6 +198,7 @@ def run_eval(
         verifier_model=settings.verifier_model or settings.llm_model,
         llm_base_url=settings.llm_base_url,
         retrieve_k=k,
+        retrieval=options.retrieval,
         max_rewrites=settings.max_rewrites,
         max_generations=settings.max_generations,
         split=selection.split or ("all" if selection.files else "dev"),
@@ -202,6 +212,43 @@ def run_eval(
         items=len(items),
     )
     return build_report(meta, results, retrieval)
+
+
+def _embeddings(settings: Settings) -> Embeddings:
+    """The embedding model hybrid tenants use (``CRAG_EMBEDDINGS``).
+
+    Raises:
+        ValueError: ``CRAG_EMBEDDINGS`` is ``none``.
+    """
+    from corpus import make_embeddings
+
+    model = make_embeddings(
+        settings.embeddings,
+        settings.embeddings_base_url,
+        settings.embeddings_model,
+        api_key=settings.embeddings_api_key.get_secret_value() or None,
+    )
+    if model is None:
+        raise ValueError("--retrieval hybrid needs CRAG_EMBEDDINGS (minilm or openai), not none")
+    return model
+
+
+def _register(settings: Settings, tenant: str, retrieval: str) -> None:
+    """Register the evaluation tenant if needed, with the retrieval its worker must use."""
+    from workers.db import repository as repo
+    from workers.db.engine import make_engine, make_sessionmaker, transaction
+    from workers.tenants import ensure_tenant
+
+    engine = make_engine(settings.database_url, pool_size=1)
+    try:
+        sessions = make_sessionmaker(engine)
+        ensure_tenant(sessions, tenant)
+        with transaction(sessions) as session:
+            row = repo.get_tenant(session, tenant)
+            assert row is not None
+            row.retrieval = retrieval
+    finally:
+        engine.dispose()
 
 
 def _run_arms(

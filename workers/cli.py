@@ -69,6 +69,11 @@ def describe_report(report: object) -> str:
         f"{r.files} files, {r.chunks} chunks into {r.index} in {r.elapsed_s:.1f}s; "
         f"{len(r.skipped)} unsupported skipped; {len(r.errors)} errors"
     )
+    if r.embedded:
+        line += (
+            f"; embedded {r.embedded} chunks in {r.embed_s:.1f}s "
+            f"({r.embedded / max(r.embed_s, 1e-9):.1f} chunks/s)"
+        )
     skipped = [f"  skipped (unsupported type): {path}" for path in r.skipped[:20]]
     if len(r.skipped) > 20:
         skipped.append(f"  … and {len(r.skipped) - 20} more unsupported files")
@@ -98,29 +103,51 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (.html .md .txt .pdf).")],
     tenant: Annotated[str, typer.Option(help="Tenant whose index receives the chunks.")],
 ) -> None:
-    """Chunk documents into a registered tenant's own index (re-ingesting a file replaces it)."""
+    """Chunk documents into a registered tenant's own index (re-ingesting a file replaces it).
+
+    A hybrid-retrieval tenant's chunks are embedded too (``CRAG_EMBEDDINGS``); a progress
+    bar shows files and chunks, and the report the embedding cost.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
     from corpus import IngestError, ingest_paths, make_embeddings, make_es_client
     from workers.db import repository as repo
 
     s = get_settings()
     with _sessions()() as session:
-        if repo.get_tenant(session, tenant) is None:
+        row = repo.get_tenant(session, tenant)
+        if row is None:
             raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
+        hybrid = row.retrieval == "hybrid"
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), "files",
+               "{task.fields[chunks]} chunks", TimeElapsedColumn())  # fmt: skip
     try:
-        embeddings = make_embeddings(
-            s.embeddings,
-            s.embeddings_base_url,
-            s.embeddings_model,
-            api_key=s.embeddings_api_key.get_secret_value() or None,
-        )
-        report = ingest_paths(
-            make_es_client(s.elasticsearch_url),
-            tenant,
-            paths,
-            index_prefix=s.index_prefix,
-            embeddings=embeddings,
-        )
-    except (IngestError, ValueError) as exc:
+        embeddings = None
+        if hybrid:
+            embeddings = make_embeddings(
+                s.embeddings,
+                s.embeddings_base_url,
+                s.embeddings_model,
+                api_key=s.embeddings_api_key.get_secret_value() or None,
+            )
+            if embeddings is None:
+                raise _fail(
+                    f"tenant {tenant!r} uses hybrid retrieval but CRAG_EMBEDDINGS=none: set "
+                    "it to minilm, or `crag tenants update --retrieval bm25`"
+                )
+        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("embedding + indexing" if hybrid else "indexing", chunks=0)
+            report = ingest_paths(
+                make_es_client(s.elasticsearch_url),
+                tenant,
+                paths,
+                index_prefix=s.index_prefix,
+                embeddings=embeddings,
+                progress=lambda done, total, chunks: bar.update(
+                    task, completed=done, total=total, chunks=chunks
+                ),
+            )
+    except (IngestError, ValueError, ImportError) as exc:
         raise _fail(str(exc)) from exc
     typer.echo(describe_report(report))
     if not report.ok:

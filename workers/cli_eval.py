@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from workers.cli_tenants import RetrievalMode
 from workers.settings import get_settings
 
 
@@ -74,6 +75,13 @@ def evaluate(
     worker_log: Annotated[
         Path | None, typer.Option(help="Worker log (default .infra/logs/eval-worker.log).")
     ] = None,
+    retrieval: Annotated[
+        RetrievalMode,
+        typer.Option(
+            help="bm25, or hybrid (tenants <prefix>-<corpus>-hybrid, embedded at ingest; "
+            "both arms and hit@k search the same way)."
+        ),
+    ] = RetrievalMode.bm25,
 ) -> None:
     """Score the fleet (graph arm) and naive RAG on the labelled questions.
 
@@ -119,6 +127,7 @@ def evaluate(
         reingest=reingest,
         timeout_s=timeout,
         tenant_prefix=tenant_prefix,
+        retrieval=retrieval.value,
         corpus_roots=_roots(corpus_root),
         worker_env=dict(os.environ),
         worker_log=worker_log or infra / "logs" / "eval-worker.log",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -31,6 +32,22 @@ DenyTerms = Annotated[
 ]
 
 
+class RetrievalMode(StrEnum):
+    """How a tenant's index is searched."""
+
+    bm25 = "bm25"
+    hybrid = "hybrid"
+
+
+Retrieval = Annotated[
+    RetrievalMode,
+    typer.Option(
+        help="bm25, or hybrid: BM25 and kNN over CRAG_EMBEDDINGS vectors fused by RRF "
+        "(ingest then embeds every chunk).",
+    ),
+]
+
+
 def _sessions():  # type: ignore[no-untyped-def]
     from workers.db.engine import sessions_for
 
@@ -53,6 +70,7 @@ def _describe(t: Any, secrets: bool = False) -> dict[str, Any]:
         "deny_terms": t.deny_terms,
         "webhook_allowlist": t.webhook_allowlist,
         "retention_days": t.retention_days,
+        "retrieval": t.retrieval,
         "created_at": t.created_at.isoformat() if t.created_at else None,
     }
     if secrets:
@@ -79,6 +97,7 @@ def create(
     web_deny_domain: DenyDomains = None,
     deny_term: DenyTerms = None,
     retention_days: Annotated[int, typer.Option(min=1, help="Days data is kept.")] = 30,
+    retrieval: Retrieval = RetrievalMode.bm25,
 ) -> None:
     """Register a tenant; prints its webhook secret and job-submission key (keep both)."""
     from corpus import validate_tenant_id
@@ -107,6 +126,7 @@ def create(
         row.web_domain_denylist = _domains(web_deny_domain) or []
         row.deny_terms = sorted(set(deny_term or ()))
         row.retention_days = retention_days
+        row.retrieval = retrieval.value
     typer.echo(f"{tenant}: registered")
     typer.echo(f"webhook secret:  {keys.webhook_secret}")
     typer.echo(f"submission key:  {keys.submission_key}")
@@ -154,6 +174,7 @@ def update(
     web_deny_domain: DenyDomains = None,
     deny_term: DenyTerms = None,
     retention_days: Annotated[int | None, typer.Option(min=1)] = None,
+    retrieval: Annotated[RetrievalMode | None, typer.Option(help="bm25 or hybrid.")] = None,
     rotate_submission_key: Annotated[
         bool, typer.Option(help="Issue a new job-submission key (the old one stops working).")
     ] = False,
@@ -185,7 +206,14 @@ def update(
             row.deny_terms = sorted(set(deny_term))
         if retention_days is not None:
             row.retention_days = retention_days
-        if rotate_submission_key:
+        if retrieval is not None:
+            if retrieval is RetrievalMode.hybrid and row.retrieval != "hybrid":
+                typer.echo(
+                    f"retrieval is now hybrid: run `crag ingest --tenant {tenant}` on its "
+                    "documents again so every chunk gets a vector",
+                    err=True,
+                )
+            row.retrieval = retrieval.value
             row.submission_key = tenants.new_submission_key()
             typer.echo(f"submission key:  {row.submission_key}")
         if rotate_webhook_secret:

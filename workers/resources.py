@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 import httpx
 from elasticsearch import Elasticsearch
+from langchain_core.embeddings import Embeddings
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg.rows import dict_row
@@ -23,7 +24,8 @@ from redis import Redis
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from pipeline.deps import Deps, Limits, Models, Redactor, WebSearch
+from pipeline.deps import Deps, Limits, Models, Redactor, RetrievalError, Retriever, WebSearch
+from pipeline.documents import Document
 from pipeline.graph import build_graph
 from workers.breaker import RedisCircuitBreaker
 from workers.checkpointing import EncryptedSaver, serde_from_settings
@@ -91,6 +93,36 @@ class Resources:
     limits: Limits
     breaker: RedisCircuitBreaker
     index_sizes: IndexSizes = dataclasses.field(default_factory=IndexSizes)
+    _embeddings: Embeddings | None = dataclasses.field(default=None, repr=False)
+
+    def embeddings(self) -> Embeddings:
+        """The embedding model of hybrid tenants (``CRAG_EMBEDDINGS``), loaded on first use.
+
+        Raises:
+            pipeline.deps.RetrievalError: ``CRAG_EMBEDDINGS`` is ``none``, or the model
+                could not be loaded (the message names the fix); the job then abstains
+                with ``retrieval_unavailable`` rather than searching another way.
+        """
+        if self._embeddings is None:
+            from corpus import make_embeddings
+
+            s = self.settings
+            try:
+                model = make_embeddings(
+                    s.embeddings,
+                    s.embeddings_base_url,
+                    s.embeddings_model,
+                    api_key=s.embeddings_api_key.get_secret_value() or None,
+                )
+            except (ImportError, ValueError) as exc:
+                raise RetrievalError(f"hybrid retrieval: {exc}") from exc
+            if model is None:
+                raise RetrievalError(
+                    "hybrid retrieval needs an embedding model, but CRAG_EMBEDDINGS=none; "
+                    "set it to minilm (or openai), or switch the tenant to bm25"
+                )
+            self._embeddings = model
+        return self._embeddings
 
     @classmethod
     def create(cls, settings: Settings, *, models: Models | None = None) -> Resources:
@@ -140,14 +172,23 @@ class Resources:
 
         policy = policy or TenantPolicy()
         web = job.options.allow_web and policy.web_search
+        retriever: Retriever = TenantRetriever(
+            self.es, job.tenant_id, index_prefix=self.settings.index_prefix
+        )
+        if policy.retrieval == "hybrid":
+            try:
+                retriever = TenantRetriever(
+                    self.es,
+                    job.tenant_id,
+                    index_prefix=self.settings.index_prefix,
+                    embeddings=self.embeddings(),
+                )
+            except RetrievalError as exc:
+                retriever = _Unavailable(str(exc))
         return Deps(
             tenant_id=job.tenant_id,
             models=self.models,
-            retriever=SizedRetriever(
-                TenantRetriever(self.es, job.tenant_id, index_prefix=self.settings.index_prefix),
-                job.tenant_id,
-                self.index_sizes,
-            ),
+            retriever=SizedRetriever(retriever, job.tenant_id, self.index_sizes),
             web_search=self.web_search(job, policy) if web else None,
             redactor=self.redactor,
             limits=self.limits,
@@ -222,3 +263,16 @@ def close_resources() -> None:
         if _resources is not None:
             _resources.close()
         _resources = None
+
+
+class _Unavailable:
+    """A retriever that cannot search: every call raises the reason (a handled state)."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
+
+    def count(self) -> int:
+        raise RetrievalError(self._reason)
+
+    def search(self, query: str, k: int) -> list[Document]:
+        raise RetrievalError(self._reason)

@@ -57,7 +57,10 @@ class Settings(BaseSettings):
         '[{"base_url": "https://…/v1", "model": "…", "api_key": "…"}].',
     )
     embeddings: str = Field(
-        "none", description="'none' (BM25 only), 'minilm' (local) or 'openai' (endpoint)."
+        "minilm",
+        description="The embedding model of hybrid-retrieval tenants: 'minilm' (local ONNX "
+        "all-MiniLM-L6-v2), 'openai' (an endpoint) or 'none' (hybrid off). BM25 tenants "
+        "never embed.",
     )
     embeddings_base_url: str | None = None
     embeddings_model: str = "text-embedding-3-small"

