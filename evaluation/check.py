@@ -38,6 +38,7 @@ from evaluation.dataset import (
     dataset_paths,
     load_items,
 )
+from evaluation.scoring import occurs
 
 Texts = Mapping[str, str]
 """Page texts of one corpus, keyed by path relative to its root (``/``-separated)."""
@@ -90,8 +91,8 @@ def _relative(path: Path, base: Path) -> str:
 
 
 def _holds(text: str, group: Sequence[str]) -> bool:
-    lowered = text.lower()
-    return any(alternative.lower() in lowered for alternative in group)
+    """The scorer's own match (:func:`evaluation.scoring.occurs`): whole numbers only."""
+    return any(occurs(alternative, text) for alternative in group)
 
 
 def check_pages(item: EvalItem, texts: Texts) -> list[str]:
