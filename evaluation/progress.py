@@ -22,7 +22,8 @@ class EvalProgress:
     """A rich progress bar over ``total`` runs (items x arms), on ``console``.
 
     The line shows the run in progress (arm and item id), runs done of ``total``, elapsed
-    time, and per arm the counts so far: ``+`` correct (an answer, or an abstention on an
+    time, and per arm the counts so far (on a console that is not a terminal, a line per
+    finished run instead): ``+`` correct (an answer, or an abstention on an
     unanswerable), ``-`` hallucinated, ``0`` not answered, ``!`` failed (of those).
     """
 
@@ -65,3 +66,10 @@ class EvalProgress:
             f"{arm} +{c['+']} -{c['-']} 0:{c['0']} !{c['!']}" for arm, c in self._counts.items()
         )
         self._progress.update(self._task, advance=1, counts=shown)
+        if not self._progress.console.is_terminal:  # a log or CI: no live bar, so a line each
+            self._progress.console.print(
+                f"{result.arm:<5} {result.item_id:<8} {result.status:<9} "
+                f"{'correct' if result.correct else 'hallucinated' if result.hallucinated else '-'}"
+                f"  {result.latency_s:.0f}s  [{shown}]",
+                highlight=False,
+            )
