@@ -20,6 +20,12 @@ from pathlib import Path
 
 from local_models import DEFAULT_MODEL, ModelFetchError, gguf_path
 
+FLASH_ATTN = {"auto": -1, "off": 0, "on": 1}
+"""llama.cpp's ``llama_flash_attn_type`` values."""
+
+KV_TYPES = {"f16": 1, "q8_0": 8}
+"""``ggml_type`` values of the KV cache element types offered."""
+
 
 def find_gguf(name: str) -> Path:
     """Return the GGUF to serve: ``CRAG_MODEL_PATH`` if set, else the local model ``name``."""
@@ -47,6 +53,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--parallel", type=int, default=int(env("CRAG_MODEL_PARALLEL", "2")))
     p.add_argument("--threads", type=int, default=int(env("CRAG_MODEL_THREADS", "2")))
+    p.add_argument(
+        "--flash-attn",
+        choices=sorted(FLASH_ATTN),
+        default=env("CRAG_MODEL_FLASH_ATTN", "auto"),
+        help="flash attention (llama.cpp's auto turns it on where the backend supports it)",
+    )
+    p.add_argument(
+        "--kv-cache-type",
+        choices=sorted(KV_TYPES),
+        default=env("CRAG_MODEL_KV_CACHE_TYPE", "f16"),
+        help="KV cache element type (q8_0 halves its memory)",
+    )
+    p.add_argument(
+        "--ubatch",
+        type=int,
+        default=int(env("CRAG_MODEL_UBATCH", "512")),
+        help="physical batch of prompt tokens per forward pass",
+    )
     p.add_argument("--pidfile", type=Path, default=None)
     return p.parse_args(argv)
 
@@ -70,6 +94,9 @@ def main(argv: list[str] | None = None) -> None:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.n_threads_http = max(4, args.parallel * 2)
+    params.flash_attn_type = FLASH_ATTN[args.flash_attn]
+    params.cache_type_k = params.cache_type_v = KV_TYPES[args.kv_cache_type]
+    params.n_ubatch = args.ubatch
 
     def stop(signum: int, _frame: object) -> None:
         print(f"model_server: signal {signum}, exiting", flush=True)
@@ -93,7 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.monotonic()
     print(
         f"model_server: loading {gguf} on {args.host}:{args.port} model={args.model} "
-        f"n_ctx={args.ctx} n_parallel={args.parallel} threads={args.threads}",
+        f"n_ctx={args.ctx} n_parallel={args.parallel} threads={args.threads} "
+        f"flash_attn={args.flash_attn} kv={args.kv_cache_type} ubatch={args.ubatch}",
         flush=True,
     )
     server = xllamacpp.Server(params)
