@@ -220,14 +220,9 @@ def _embeddings(settings: Settings) -> Embeddings:
     Raises:
         ValueError: ``CRAG_EMBEDDINGS`` is ``none``.
     """
-    from corpus import make_embeddings
+    from workers.llm_factory import make_embeddings_for
 
-    model = make_embeddings(
-        settings.embeddings,
-        settings.embeddings_base_url,
-        settings.embeddings_model,
-        api_key=settings.embeddings_api_key.get_secret_value() or None,
-    )
+    model = make_embeddings_for(settings)
     if model is None:
         raise ValueError("--retrieval hybrid needs CRAG_EMBEDDINGS (minilm or openai), not none")
     return model

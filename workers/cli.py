@@ -110,8 +110,9 @@ def ingest(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from corpus import IngestError, ingest_paths, make_embeddings, make_es_client
+    from corpus import IngestError, ingest_paths, make_es_client
     from workers.db import repository as repo
+    from workers.llm_factory import make_embeddings_for
 
     s = get_settings()
     with _sessions()() as session:
@@ -124,12 +125,7 @@ def ingest(
     try:
         embeddings = None
         if hybrid:
-            embeddings = make_embeddings(
-                s.embeddings,
-                s.embeddings_base_url,
-                s.embeddings_model,
-                api_key=s.embeddings_api_key.get_secret_value() or None,
-            )
+            embeddings = make_embeddings_for(s)
             if embeddings is None:
                 raise _fail(
                     f"tenant {tenant!r} uses hybrid retrieval but CRAG_EMBEDDINGS=none: set "

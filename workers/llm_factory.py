@@ -1,7 +1,8 @@
-"""Chat-model factory: any OpenAI-compatible endpoint, picked by settings."""
+"""Model factories: chat models (any OpenAI-compatible endpoint) and embeddings, by settings."""
 
 from __future__ import annotations
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from pipeline.deps import Models
@@ -42,3 +43,20 @@ def make_models(settings: Settings) -> Models:
     )
     fallbacks = tuple(make_chat_model(settings, endpoint=e) for e in settings.llm_fallbacks)
     return Models.single(llm, verifier, fallbacks)
+
+
+def make_embeddings_for(settings: Settings) -> Embeddings | None:
+    """The embedding model of hybrid-retrieval tenants (``CRAG_EMBEDDINGS``); ``None``: none.
+
+    Raises:
+        ValueError: ``CRAG_EMBEDDINGS`` names no known kind.
+        ImportError: ``minilm`` without the ``embeddings`` extra (names the install command).
+    """
+    from corpus import make_embeddings
+
+    return make_embeddings(
+        settings.embeddings,
+        settings.embeddings_base_url,
+        settings.embeddings_model,
+        api_key=settings.embeddings_api_key.get_secret_value() or None,
+    )

@@ -104,16 +104,10 @@ class Resources:
                 with ``retrieval_unavailable`` rather than searching another way.
         """
         if self._embeddings is None:
-            from corpus import make_embeddings
+            from workers.llm_factory import make_embeddings_for
 
-            s = self.settings
             try:
-                model = make_embeddings(
-                    s.embeddings,
-                    s.embeddings_base_url,
-                    s.embeddings_model,
-                    api_key=s.embeddings_api_key.get_secret_value() or None,
-                )
+                model = make_embeddings_for(self.settings)
             except (ImportError, ValueError) as exc:
                 raise RetrievalError(f"hybrid retrieval: {exc}") from exc
             if model is None:
