@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 
 from pipeline.documents import Document
 from pipeline.lexical import is_degenerate, numbers, support_ratio, unsupported_words
-from pipeline.state import Claim, Generation
+from pipeline.state import Generation
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _NON_WORD = re.compile(r"[^\w]+")
@@ -115,13 +115,6 @@ def cited_numbers(generation: Generation, text: str) -> list[int]:
         sources.index(i) + 1 for c in generation["claims"] for i in c["source_ids"] if i in sources
     }
     return sorted({int(n) for n in _MARKER.findall(text)} | from_claims)
-
-
-def cited_sources(
-    claim: Claim, sources: list[str], by_id: Mapping[str, Document]
-) -> list[tuple[int, Document]]:
-    """Return ``(number, document)`` for each chunk ``claim`` cites, numbered as in the answer."""
-    return [(sources.index(sid) + 1, by_id[sid]) for sid in claim["source_ids"] if sid in by_id]
 
 
 def normalise_query(query: str) -> str:
