@@ -160,7 +160,7 @@ def render_table(report: EvalReport) -> str:
     if report.retrieval_summary:
         k = next(iter(report.retrieval_summary.values())).k
         lines += [
-            f"| retrieval (BM25) | n | page hit@{k} | answer chunk hit@{k} | MRR (page) |",
+            f"| retrieval ({s.retrieval}) | n | page hit@{k} | answer chunk hit@{k} | MRR (page) |",
             "| --- | --- | --- | --- | --- |",
         ]
         for kind, r in report.retrieval_summary.items():
