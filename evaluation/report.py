@@ -9,11 +9,12 @@ targets with met / not met.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from evaluation.scoring import ItemResult, RetrievalResult
+from evaluation.dataset import EvalItem
+from evaluation.scoring import Attempt, ItemResult, RetrievalResult, score_item
 from evaluation.summary import (
     OVERALL,
     GroupSummary,
@@ -94,6 +95,26 @@ def build_report(
         retrieval_summary=summarise_retrieval(retrieval),
         targets=judge_targets(summary) if results else [],
     )
+
+
+def rescore(report: EvalReport, items: Mapping[str, EvalItem]) -> EvalReport:
+    """Judge a stored run's answers again with today's scoring rules (no model call).
+
+    Each result's attempt (answer, citations, graded chunks and their labels as stored) is
+    judged afresh against its item, found by id in ``items``; the summary and targets are
+    rebuilt.
+
+    Raises:
+        KeyError: A result's item is not in ``items`` (the message names it).
+    """
+    results = []
+    for old in report.results:
+        if old.item_id not in items:
+            raise KeyError(f"item {old.item_id!r} of the stored run is not in the evaluation set")
+        item = items[old.item_id]
+        attempt = Attempt.model_validate(old.model_dump(include=set(Attempt.model_fields)))
+        results.append(score_item(item, old.arm, attempt))
+    return build_report(report.settings, results, report.retrieval)
 
 
 def _rate(part: int, whole: int) -> str:

@@ -187,12 +187,20 @@ def judge(item: EvalItem, attempt: Attempt) -> tuple[bool, bool, bool]:
     if is_answerable(item.kind):
         correct = (
             answered
-            and has_keywords(attempt.answer, item.answer_keywords)
+            and has_keywords(without_markers(attempt.answer), item.answer_keywords)
             and any(matches_page(c, item.pages) for c in attempt.citations)
         )
     else:
         correct = attempt.status == "abstained"
     return correct, answered and not correct, not answered
+
+
+_MARKERS = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
+
+
+def without_markers(answer: str) -> str:
+    """``answer`` without its citation markers: ``[2]`` must not pass for the number 2."""
+    return _MARKERS.sub(" ", answer)
 
 
 def crag_score(answered: bool, correct: bool) -> int:

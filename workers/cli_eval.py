@@ -75,6 +75,13 @@ def evaluate(
     worker_log: Annotated[
         Path | None, typer.Option(help="Worker log (default .infra/logs/eval-worker.log).")
     ] = None,
+    rescore: Annotated[
+        Path | None,
+        typer.Option(
+            help="Judge a stored results JSON again with the current scoring rules (no "
+            "model call); writes --out (default: next to it) and prints the table."
+        ),
+    ] = None,
     retrieval: Annotated[
         RetrievalMode,
         typer.Option(
@@ -96,6 +103,9 @@ def evaluate(
     from evaluation.run import ARMS, RunOptions, Selection, run_eval, select_items
     from pipeline.deps import RetrievalError
 
+    if rescore is not None:
+        _rescore(rescore, out, tuple(file or ()))
+        return
     chosen = _split_list([arms])
     unknown = [a for a in chosen if a not in ARMS]
     if unknown or not chosen:
@@ -149,3 +159,24 @@ def evaluate(
     path.write_text(report.model_dump_json(indent=2) + "\n")
     typer.echo(render_table(report))
     typer.echo(f"results: {path}", err=True)
+
+
+def _rescore(path: Path, out: Path | None, files: tuple[Path, ...]) -> None:
+    """``crag eval --rescore``: the stored run judged again, written and printed."""
+    from pydantic import ValidationError
+
+    from evaluation.dataset import DatasetError
+    from evaluation.report import EvalReport, render_table, rescore
+    from evaluation.run import Selection, select_items
+
+    try:
+        stored = EvalReport.model_validate_json(path.read_text())
+        items = {i.id: i for i in select_items(Selection(split="all", files=files))}
+        report = rescore(stored, items)
+    except (OSError, ValidationError, DatasetError, KeyError) as exc:
+        typer.secho(f"error: cannot rescore {path}: {exc}", fg="red", err=True)
+        raise typer.Exit(2) from exc
+    target = out or path.with_name(path.stem + ".rescored.json")
+    target.write_text(report.model_dump_json(indent=2) + "\n")
+    typer.echo(render_table(report))
+    typer.echo(f"results: {target}", err=True)

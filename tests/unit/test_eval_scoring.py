@@ -542,3 +542,35 @@ class TestNumbersAreWholeNumbers:
         assert has_keywords("It waits 10ms, then 10 s.", [["10"]])
         assert has_keywords("The port is 5432.", [["5432"]])
         assert has_keywords("normally 2 kB", [["2 kB", "2kB"]])
+
+
+def test_a_citation_marker_is_not_the_number_asked_for() -> None:
+    from evaluation.scoring import without_markers
+
+    assert without_markers("It needs at least one connection [2].") == (
+        "It needs at least one connection  ."
+    )
+    assert not has_keywords(without_markers("One is enough [2][3, 4]."), [["2", "two"]])
+    assert has_keywords(without_markers("It needs 2 connections [1]."), [["2", "two"]])
+
+
+def test_rescore_judges_stored_answers_with_todays_rules() -> None:
+    from evaluation.report import rescore
+
+    two = item(n=7, answer_keywords=[["two", "2"]])
+    attempt = Attempt(
+        status="answered",
+        answer="It needs at least one connection [2].",
+        citations=[ROOT + "runtime-config-connection.html"],
+    )
+    # As stored by a run whose scorer read the marker [2] as the number 2:
+    stale = score_item(two, "graph", attempt).model_copy(
+        update={"correct": True, "hallucinated": False, "score": 1}
+    )
+    report = build_report(TestReport().settings(), [stale], [])
+    again = rescore(report, {two.id: two})
+    [judged] = again.results
+    assert (judged.correct, judged.hallucinated, judged.score) == (False, True, -1)
+    assert again.summary["graph"]["overall"].hallucinated == 1
+    with pytest.raises(KeyError, match="pg-007"):
+        rescore(report, {})
