@@ -120,14 +120,16 @@ def _wait_showing_progress(
     after, last, first_at = "0-0", "", None
     while time.monotonic() - started < timeout_s:
         arrived = receiver.wait_for(job_id, timeout_s=0.2)
-        if arrived:
-            return arrived
-        for entry_id, node, at in read_progress(redis, tenant, job_id, after, block_ms=800):
+        # After the outcome, one last read without blocking shows the nodes that ended it.
+        block = None if arrived else 800
+        for entry_id, node, at in read_progress(redis, tenant, job_id, after, block_ms=block):
             after = entry_id
             first_at = first_at or at
             if node != last:  # the graders of one round start together: show them once
                 print(f"    {at - first_at:6.1f} s  {node}", flush=True)
                 last = node
+        if arrived:
+            return arrived
     return []
 
 

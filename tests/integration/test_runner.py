@@ -23,6 +23,8 @@ from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.errors import LockLost, PermanentJobError
 from workers.jobs import new_job
+from workers.progress import TTL_S as PROGRESS_TTL_S
+from workers.progress import progress_key, read_progress
 from workers.resources import Resources
 from workers.runner import answer_job, run_graph
 
@@ -76,6 +78,24 @@ def test_one_trace_per_job_with_a_span_per_node(
     assert all(s.attributes["gen_ai.usage.input_tokens"] > 0 for s in calls)
     assert all("gen_ai.usage.cache_read.input_tokens" in s.attributes for s in calls)
     assert body.prompt_tokens == sum(s.attributes["gen_ai.usage.input_tokens"] for s in calls)
+
+
+def test_a_job_publishes_each_node_it_starts_for_readers_to_follow(
+    resources: Resources, corpus_tenant: str
+) -> None:
+    job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+    body = run_graph(job, resources)
+
+    entries = read_progress(resources.redis, job.tenant_id, job.job_id)
+    nodes = [node for _, node, _ in entries]
+    # Every node of the path started, in order (the graders once per chunk, together).
+    assert [n for n in nodes if n != "grade_chunk"] == [n for n in body.path if n != "grade_chunk"]
+    assert nodes.count("grade_chunk") == body.calls_by_kind["grader"]
+    assert [at for _, _, at in entries] == sorted(at for _, _, at in entries)
+    key = progress_key(job.tenant_id, job.job_id)
+    assert 0 < resources.redis.ttl(key) <= PROGRESS_TTL_S
+    # A late reader resumes after the last entry it saw and waits for no more than asked.
+    assert read_progress(resources.redis, job.tenant_id, job.job_id, entries[-1][0]) == []
 
 
 def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_tenant: str) -> None:
