@@ -23,11 +23,18 @@ from pipeline.grounding import (
     support_problems,
 )
 from pipeline.history import earlier_answer
-from pipeline.lexical import content_terms
+from pipeline.lexical import content_terms, is_latin_text
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.refine import refine
-from pipeline.schemas import MAX_SOURCES, DirectCheck, DirectReply, GeneratedAnswer, Verification
+from pipeline.schemas import (
+    MAX_SOURCES,
+    DirectCheck,
+    DirectReply,
+    GeneratedAnswer,
+    LatinGeneratedAnswer,
+    Verification,
+)
 from pipeline.state import Claim, CragState, Generation, Update, asked
 from pipeline.tracing import traced_node
 
@@ -77,9 +84,11 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
         "resolves": None,
         "calls": meter.calls,
     }
-    schema: type[DirectReply | GeneratedAnswer] = (
-        DirectReply if state["route"] == "direct" else GeneratedAnswer
-    )
+    schema: type[DirectReply | GeneratedAnswer] = DirectReply
+    if state["route"] != "direct":
+        # A claim may only be written in the scripts its question and sources use.
+        latin = is_latin_text(asked(state)) and all(is_latin_text(d["text"]) for d in sources)
+        schema = LatinGeneratedAnswer if latin else GeneratedAnswer
     try:
         reply = meter.ask("generator", deps.models.generator, schema, messages)
     except BadReply as exc:

@@ -76,6 +76,11 @@ def unsupported_words(claim: str, evidence: str) -> list[str]:
     return [w for w in _LETTERS.findall(claim) if not _is_latin(w) and w not in evidence]
 
 
+def is_latin_text(text: str) -> bool:
+    """True when every letter of ``text`` is a Latin one (digits and symbols do not count)."""
+    return all(_is_latin(word) for word in _LETTERS.findall(text))
+
+
 def _is_latin(word: str) -> bool:
     return all(unicodedata.name(c, "").startswith("LATIN") for c in word)
 

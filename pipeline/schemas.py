@@ -73,6 +73,31 @@ class GeneratedAnswer(_Strict):
     )
 
 
+LATIN_SCRIPT = r"^[\u0020-\u024F\u2000-\u206F\u2190-\u22FF]{0,200}$"
+"""Latin letters with accents, digits, punctuation, arrows and maths signs, at most 200
+characters (as a grammar a ``pattern`` replaces ``maxLength`` in llama.cpp, so the bound is
+inside it). A claim is held to it when its question and sources are all Latin-script: a
+multilingual model otherwise switches script mid-claim ("significantly 干扰")."""
+
+
+class LatinClaimOut(ClaimOut):
+    """A claim written in Latin script only (see :data:`LATIN_SCRIPT`)."""
+
+    text: str = Field(
+        max_length=200, pattern=LATIN_SCRIPT, description="One factual statement of the answer."
+    )
+
+
+class LatinGeneratedAnswer(GeneratedAnswer):
+    """The generator's reply when the question and its sources are all in Latin script."""
+
+    claims: list[LatinClaimOut] = Field(  # type: ignore[assignment]
+        max_length=4,
+        description="Every statement of the answer with its sources; empty when the sources "
+        "do not answer the question.",
+    )
+
+
 class StandaloneQuestion(_Strict):
     """The condenser's reply: a follow-up rewritten to make sense on its own."""
 

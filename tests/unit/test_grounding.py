@@ -109,3 +109,23 @@ class TestSupportProblems:
     def test_accented_latin_is_checked_like_ascii(self) -> None:
         g = gen("", ("These commands should not significantly interfere, café.", ["a"]))
         assert support_problems(g, self.SOURCE, 0.6) == []
+
+
+class TestLatinClaims:
+    def test_the_latin_schema_refuses_another_script_and_keeps_the_length_bound(self) -> None:
+        from pydantic import ValidationError
+
+        from pipeline.schemas import LatinGeneratedAnswer
+
+        ok = {"claims": [{"text": "It is 2 kB → fine, café ≤ 3 … “quoted”", "sources": [1]}]}
+        LatinGeneratedAnswer.model_validate(ok)
+        for text in ("not significantly 干扰", "x" * 201):
+            with pytest.raises(ValidationError):
+                LatinGeneratedAnswer.model_validate({"claims": [{"text": text, "sources": [1]}]})
+
+    def test_latin_text_is_judged_by_its_letters(self) -> None:
+        from pipeline.lexical import is_latin_text
+
+        assert is_latin_text("Größe 128MB, naïve café (§ 3) → ≤ 5%")
+        assert not is_latin_text("The setting shown as 日本語")
+        assert not is_latin_text("Ошибка 23505")
