@@ -27,12 +27,13 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from corpus import TenantRetriever, make_es_client
+from corpus import TenantRetriever, index_name, make_es_client
+from corpus.index import vector_dims
 from pipeline.accounting import calls_by_kind, made, tokens_by_kind
 from pipeline.deps import Deps, Limits
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from redaction import build_redactor
-from workers.llm_factory import make_models
+from workers.llm_factory import make_embeddings_for, make_models
 from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,13 +105,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dev", metavar="CORPUS", help="answerable dev questions of CORPUS")
     parser.add_argument("--limit", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the per-question records here")
+    parser.add_argument(
+        "--retrieval",
+        choices=["bm25", "hybrid"],
+        help="default: hybrid when the tenant's index holds vectors (as `make demo` builds it)",
+    )
     args = parser.parse_args(argv)
     questions = list(args.questions) + (dev_questions(args.dev, args.limit) if args.dev else [])
     if not questions:
         parser.error("give questions, or --dev CORPUS")
     settings = Settings()
     es = make_es_client(settings.elasticsearch_url)
-    retriever = TenantRetriever(es, args.tenant, index_prefix=settings.index_prefix)
+    retrieval = args.retrieval or (
+        "hybrid" if vector_dims(es, index_name(args.tenant, settings.index_prefix)) else "bm25"
+    )
+    embeddings = make_embeddings_for(settings) if retrieval == "hybrid" else None
+    retriever = TenantRetriever(
+        es, args.tenant, index_prefix=settings.index_prefix, embeddings=embeddings
+    )
     if retriever.count() == 0:
         print(f"tenant {args.tenant!r} has no chunks: run `make demo` or `crag ingest` first")
         return 2
@@ -129,7 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         allow_web=False,
     )
     graph = build_graph(InMemorySaver())
-    print(f"model {settings.llm_model} at {settings.llm_base_url}; {len(questions)} question(s)")
+    print(
+        f"model {settings.llm_model} at {settings.llm_base_url}; {retrieval} retrieval; "
+        f"{len(questions)} question(s)"
+    )
     records = []
     for question in questions:
         records.append(run_one(graph, deps, question))

@@ -135,10 +135,20 @@ def ensure_index(es: Elasticsearch, name: str, dims: int | None = None) -> None:
         raise IngestError(f"index {name}: cannot create or inspect the index: {exc}") from exc
 
 
-def _check_vector_dims(es: Elasticsearch, name: str, dims: int) -> None:
+def vector_dims(es: Elasticsearch, name: str) -> int | None:
+    """Dimensions of index ``name``'s vector field; ``None`` when it has none.
+
+    Raises:
+        elasticsearch.ApiError, elasticsearch.TransportError: The mapping could not be read.
+    """
     mapping = es.indices.get_mapping(index=name)
     properties = mapping[name]["mappings"].get("properties", {})
-    existing = properties.get(VECTOR_FIELD, {}).get("dims")
+    dims = properties.get(VECTOR_FIELD, {}).get("dims")
+    return int(dims) if dims is not None else None
+
+
+def _check_vector_dims(es: Elasticsearch, name: str, dims: int) -> None:
+    existing = vector_dims(es, name)
     if existing != dims:
         found = "no vector field" if existing is None else f"{existing}-dimension vectors"
         raise IngestError(

@@ -85,6 +85,28 @@ class IngestReport:
         """True when every file found was ingested."""
         return not self.errors
 
+    def describe(self) -> str:
+        """Describe the ingest for people.
+
+        Returns:
+            One line (files, chunks, skipped, errors, embedding rate), then each error and
+            up to 20 skipped files on lines of their own.
+        """
+        line = (
+            f"{self.files} files, {self.chunks} chunks into {self.index} in "
+            f"{self.elapsed_s:.1f}s; {len(self.skipped)} unsupported skipped; "
+            f"{len(self.errors)} errors"
+        )
+        if self.embedded:
+            line += (
+                f"; embedded {self.embedded} chunks in {self.embed_s:.1f}s "
+                f"({self.embedded / max(self.embed_s, 1e-9):.1f} chunks/s)"
+            )
+        skipped = [f"  skipped (unsupported type): {path}" for path in self.skipped[:20]]
+        if len(self.skipped) > 20:
+            skipped.append(f"  … and {len(self.skipped) - 20} more unsupported files")
+        return "\n".join([line, *(f"  error: {why}" for why in self.errors.values()), *skipped])
+
 
 Progress = Callable[[int, int, int], None]
 """Called as ``progress(files_done, files_total, chunks_written)`` while ingesting."""

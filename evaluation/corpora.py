@@ -7,7 +7,7 @@ match what the index holds for them (the chunker or a loader changed since), so 
 never measures chunks the product would no longer make. Otherwise runs reuse it. The files
 are those :func:`corpus.loaders.collect_files` finds under the root (what
 :mod:`evaluation.check` checked the labels against), minus the pages in :data:`SKIP_PAGES`.
-BM25 only: no embeddings are written.
+A hybrid tenant's (``--retrieval hybrid``) chunks are embedded too.
 """
 
 from __future__ import annotations
@@ -18,13 +18,8 @@ from pathlib import Path
 from elasticsearch import Elasticsearch
 from langchain_core.embeddings import Embeddings
 
-from corpus import (
-    IngestReport,
-    TenantRetriever,
-    ingest_paths,
-    validate_tenant_id,
-)
-from corpus.freshness import stale_reason
+from corpus import IngestReport, validate_tenant_id
+from corpus.freshness import ensure_indexed as keep_indexed
 from corpus.loaders import collect_files
 from workers.demo import SKIP_PAGES as DEMO_SKIP_PAGES
 
@@ -95,16 +90,10 @@ def ensure_indexed(
     files = corpus_files(corpus, root)
     if not files:
         raise ValueError(f"corpus {corpus!r}: no supported files under {root}")
-    if TenantRetriever(es, tenant, index_prefix=index_prefix).count() > 0:
-        why = "asked to" if reingest else stale_reason(es, tenant, files, index_prefix=index_prefix)
-        if why is None:
-            return None
-        say(f"re-ingesting tenant {tenant!r}: {why}")
-    say(f"ingesting {len(files)} files of {corpus} from {root} into tenant {tenant!r} …")
-    report = ingest_paths(es, tenant, files, index_prefix=index_prefix, embeddings=embeddings)
-    embedded = f", {report.embedded} embedded in {report.embed_s:.0f}s" if report.embedded else ""
-    say(
-        f"  {report.files} files, {report.chunks} chunks in {report.elapsed_s:.1f}s{embedded}; "
-        f"{len(report.errors)} unreadable"
-    )
+    report = keep_indexed(
+        es, tenant, files, index_prefix=index_prefix, reingest=reingest,
+        embeddings=embeddings, say=say,
+    )  # fmt: skip
+    if report is not None:
+        say(f"  {report.describe()}")
     return report

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -62,31 +63,35 @@ def db_upgrade() -> None:
     typer.echo("database is at head; checkpointer tables and fencing trigger ready")
 
 
-def describe_report(report: object) -> str:
-    """One line on an ingest: files, chunks, skipped, errors (each error on its own line)."""
-    r: Any = report
-    line = (
-        f"{r.files} files, {r.chunks} chunks into {r.index} in {r.elapsed_s:.1f}s; "
-        f"{len(r.skipped)} unsupported skipped; {len(r.errors)} errors"
-    )
-    if r.embedded:
-        line += (
-            f"; embedded {r.embedded} chunks in {r.embed_s:.1f}s "
-            f"({r.embedded / max(r.embed_s, 1e-9):.1f} chunks/s)"
+@contextmanager
+def ingest_progress(embedding: bool) -> Iterator[Callable[[int, int, int], None]]:
+    """A progress bar on stderr (files, chunks, time) for :func:`corpus.ingest_paths`.
+
+    Yields its ``progress`` callback; the bar is drawn only on a terminal and removed when
+    the block ends.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), "files",
+               "{task.fields[chunks]} chunks", TimeElapsedColumn())  # fmt: skip
+    with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("embedding + indexing" if embedding else "indexing", chunks=0)
+        yield lambda done, total, chunks: bar.update(
+            task, completed=done, total=total, chunks=chunks
         )
-    skipped = [f"  skipped (unsupported type): {path}" for path in r.skipped[:20]]
-    if len(r.skipped) > 20:
-        skipped.append(f"  … and {len(r.skipped) - 20} more unsupported files")
-    return "\n".join([line, *(f"  error: {why}" for why in r.errors.values()), *skipped])
 
 
 def ensure_tenant(
-    tenant_id: str, secret: str | None = None, allow_hosts: Sequence[str] = ()
+    tenant_id: str,
+    secret: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    retrieval: str | None = None,
 ) -> TenantKeys:
     """Register ``tenant_id`` if needed, in the database of the settings; returns its keys.
 
     ``allow_hosts`` are added to the tenant's webhook allowlist (hosts that may receive
-    outcomes over http or on non-public addresses, e.g. ``127.0.0.1`` for local work).
+    outcomes over http or on non-public addresses, e.g. ``127.0.0.1`` for local work);
+    ``retrieval`` sets the tenant's retrieval (``bm25`` or ``hybrid``) when given.
 
     Raises:
         ValueError: ``secret`` is malformed, or differs from the registered tenant's.
@@ -94,7 +99,7 @@ def ensure_tenant(
     from workers import tenants
 
     return tenants.ensure_tenant(
-        _sessions(), tenant_id, webhook_secret=secret, allow_hosts=allow_hosts
+        _sessions(), tenant_id, webhook_secret=secret, allow_hosts=allow_hosts, retrieval=retrieval
     )
 
 
@@ -108,8 +113,6 @@ def ingest(
     A hybrid-retrieval tenant's chunks are embedded too (``CRAG_EMBEDDINGS``); a progress
     bar shows files and chunks, and the report the embedding cost.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from corpus import IngestError, ingest_paths, make_es_client
     from workers.db import repository as repo
     from workers.llm_factory import make_embeddings_for
@@ -120,8 +123,6 @@ def ingest(
         if row is None:
             raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
         hybrid = row.retrieval == "hybrid"
-    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), "files",
-               "{task.fields[chunks]} chunks", TimeElapsedColumn())  # fmt: skip
     try:
         embeddings = None
         if hybrid:
@@ -131,21 +132,18 @@ def ingest(
                     f"tenant {tenant!r} uses hybrid retrieval but CRAG_EMBEDDINGS=none: set "
                     "it to minilm, or `crag tenants update --retrieval bm25`"
                 )
-        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
-            task = bar.add_task("embedding + indexing" if hybrid else "indexing", chunks=0)
+        with ingest_progress(hybrid) as progress:
             report = ingest_paths(
                 make_es_client(s.elasticsearch_url),
                 tenant,
                 paths,
                 index_prefix=s.index_prefix,
                 embeddings=embeddings,
-                progress=lambda done, total, chunks: bar.update(
-                    task, completed=done, total=total, chunks=chunks
-                ),
+                progress=progress,
             )
     except (IngestError, ValueError, ImportError) as exc:
         raise _fail(str(exc)) from exc
-    typer.echo(describe_report(report))
+    typer.echo(report.describe())
     if not report.ok:
         raise typer.Exit(1)
 

@@ -1,8 +1,9 @@
 """The main job on real input: the PostgreSQL manual as the demo tenant's corpus.
 
-Ingests the manual (once), starts a worker, and sends the demo questions through the whole
-path: Redis queue → worker → Elasticsearch → graph with Postgres checkpointer → signed
-webhook. A local receiver verifies each webhook's signature and prints the outcome.
+Ingests the manual (once; embedding every chunk for hybrid retrieval), starts a worker,
+and sends the demo questions through the whole path: Redis queue → worker →
+Elasticsearch → graph with Postgres checkpointer → signed webhook. A local receiver
+verifies each webhook's signature and prints the outcome.
 
 There is no internet here, so unless ``CRAG_WEB_SEARCH_URL`` names a real provider, web
 search goes to a local stand-in that records the (redacted) queries it receives and returns
@@ -41,11 +42,12 @@ QUESTIONS = [
 
 def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> int:
     """Run the demo; returns a process exit code (0: every question got an outcome)."""
-    from corpus import TenantRetriever, ingest_paths, make_es_client
-    from corpus.freshness import stale_reason
+    from corpus import IngestError, make_es_client
+    from corpus.freshness import ensure_indexed
     from workers.app import app as celery_app
-    from workers.cli import describe_report, ensure_tenant
+    from workers.cli import ensure_tenant, ingest_progress
     from workers.intake import ask
+    from workers.llm_factory import make_embeddings_for
 
     es = make_es_client(settings.elasticsearch_url)
     if not corpus.is_dir():
@@ -53,14 +55,26 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
         return 2
     # The back-of-book index lists every term and would top most BM25 searches.
     pages = sorted(p for p in corpus.glob("*.html") if p.name not in SKIP_PAGES)
-    stored = TenantRetriever(es, tenant, index_prefix=settings.index_prefix).count()
-    stale = stored and stale_reason(es, tenant, pages, index_prefix=settings.index_prefix)
-    if reingest or not stored or stale:
-        why = f" ({stale}: chunked by an older version)" if stale else ""
-        print(f"ingesting {corpus} into tenant {tenant!r}{why} …", flush=True)
-        report = ingest_paths(es, tenant, pages, index_prefix=settings.index_prefix)
-        print(f"  {describe_report(report)}", flush=True)
-    keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
+    try:
+        embeddings = make_embeddings_for(settings)
+    except ImportError as exc:
+        print(f"no embeddings ({exc}); the demo tenant uses BM25 only", flush=True)
+        embeddings = None
+    retrieval = "hybrid" if embeddings is not None else "bm25"
+    try:
+        with ingest_progress(embeddings is not None) as progress:
+            report = ensure_indexed(
+                es, tenant, pages, index_prefix=settings.index_prefix, reingest=reingest,
+                embeddings=embeddings, say=lambda line: print(line, flush=True),
+                progress=progress,
+            )  # fmt: skip
+    except IngestError as exc:
+        print(f"ingesting the demo corpus failed: {exc}")
+        return 1
+    if report is not None:
+        print(f"  {report.describe()}", flush=True)
+    keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"], retrieval=retrieval)
+    print(f"tenant {tenant!r}: {retrieval} retrieval", flush=True)
 
     with WebhookReceiver(keys.webhook_secret) as receiver, EgressRecorder() as egress:
         env = os.environ | {"CRAG_WEB_SEARCH_URL": settings.web_search_url or egress.url}

@@ -74,8 +74,13 @@ def ensure_tenant(
     webhook_secret: str | None = None,
     allow_hosts: Sequence[str] = (),
     name: str | None = None,
+    retrieval: str | None = None,
 ) -> TenantKeys:
     """Register ``tenant_id`` if needed (or add ``allow_hosts`` to its webhook allowlist).
+
+    ``retrieval`` (``bm25`` or ``hybrid``), when given, is the tenant's retrieval, also for
+    a tenant already registered; ``None`` keeps it (``bm25`` for a new tenant). The caller
+    owns making the index match (hybrid needs vectors: :func:`corpus.freshness.ensure_indexed`).
 
     Raises:
         ValueError: ``webhook_secret`` is malformed, or differs from the registered one.
@@ -88,6 +93,8 @@ def ensure_tenant(
             if webhook_secret is not None and webhook_secret != existing.webhook_secret:
                 raise ValueError(f"tenant {tenant_id!r} is already registered with another secret")
             repo.allow_webhook_hosts(session, existing, allow_hosts)
+            if retrieval is not None:
+                existing.retrieval = retrieval
             return TenantKeys(tenant_id, existing.webhook_secret, existing.submission_key, False)
         tenant = repo.add_tenant(
             session,
@@ -103,7 +110,7 @@ def ensure_tenant(
                 web_domain_denylist=[],
                 deny_terms=[],
                 retention_days=30,
-                retrieval="bm25",
+                retrieval=retrieval or "bm25",
             ),
         )
         return TenantKeys(tenant_id, tenant.webhook_secret, tenant.submission_key, True)

@@ -15,6 +15,8 @@ from elasticsearch import Elasticsearch
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from corpus import IngestError, TenantRetriever, index_name, ingest_paths, make_es_client
+from corpus.freshness import ensure_indexed
+from corpus.index import vector_dims
 from pipeline.deps import RetrievalError
 from pipeline.documents import chunk_id
 from tests.unit.test_corpus_loaders import make_pdf
@@ -233,3 +235,43 @@ def test_embeddings_add_vectors_and_dims_must_match(
 
     with pytest.raises(IngestError, match=r"8-dimension vectors but the embeddings give 16"):
         ingest_paths(es, tenant, [tmp_path], embeddings=DeterministicFakeEmbedding(size=16))
+
+
+def test_ensure_indexed_ingests_once_and_again_when_chunks_change(
+    es: Elasticsearch, new_tenant: NewTenant, tmp_path: Path
+) -> None:
+    tenant = new_tenant()
+    page = tmp_path / "a.md"
+    page.write_text("# Vacuum\n\nVACUUM reclaims storage occupied by dead tuples.")
+    said: list[str] = []
+    first = ensure_indexed(es, tenant, [page], index_prefix="crag-", say=said.append)
+    assert first is not None and first.chunks == 1
+    assert ensure_indexed(es, tenant, [page], index_prefix="crag-", say=said.append) is None
+
+    page.write_text("# Vacuum\n\n" + "VACUUM reclaims storage occupied by dead tuples. " * 40)
+    again = ensure_indexed(es, tenant, [page], index_prefix="crag-", say=said.append)
+    assert again is not None and again.chunks > 1
+    assert any("differ from the" in line for line in said), said
+    assert TenantRetriever(es, tenant).count() == again.chunks
+
+
+def test_ensure_indexed_rebuilds_a_bm25_index_for_hybrid(
+    es: Elasticsearch, new_tenant: NewTenant, tmp_path: Path
+) -> None:
+    tenant = new_tenant()
+    page = tmp_path / "a.md"
+    page.write_text("# Vectors\n\nDense vectors sit beside BM25 text.")
+    ensure_indexed(es, tenant, [page], index_prefix="crag-", say=lambda _: None)
+    name = index_name(tenant)
+    assert vector_dims(es, name) is None
+
+    said: list[str] = []
+    embeddings = DeterministicFakeEmbedding(size=8)
+    report = ensure_indexed(
+        es, tenant, [page], index_prefix="crag-", embeddings=embeddings, say=said.append
+    )
+    assert report is not None and report.embedded == 1
+    assert vector_dims(es, name) == 8
+    assert said[0] == f"re-creating index {name}: it holds no vectors, hybrid retrieval needs 8"
+    # Current now, vectors included: nothing is written again.
+    assert ensure_indexed(es, tenant, [page], index_prefix="crag-", embeddings=embeddings) is None

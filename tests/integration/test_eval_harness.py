@@ -268,7 +268,7 @@ def test_hybrid_retrieval_gets_its_own_embedded_tenant(
     try:
         result = crag_eval(run, out, "--retrieval-only", "--retrieval", "hybrid")
         assert result.exit_code == 0, result.output
-        assert "embedded in" in result.stderr
+        assert "embedded 3 chunks in" in result.stderr
         report = json.loads(out.read_text())
         assert report["settings"]["retrieval"] == "hybrid"
         assert report["settings"]["tenants"] == {"pgdocs": hybrid}

@@ -156,3 +156,30 @@ def test_cli_a_hybrid_tenant_is_ingested_with_vectors_and_the_cost_is_printed(
     finally:
         es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
         forget_tenant(settings, tenant)
+
+
+def test_ensure_tenant_sets_retrieval_on_create_and_on_an_existing_tenant(
+    settings: Settings, migrated_db: str
+) -> None:
+    from workers.db import repository as repo
+    from workers.db.engine import sessions_for
+    from workers.tenants import ensure_tenant
+
+    tenant = f"t-hy-{uuid.uuid4().hex[:8]}"
+    sessions = sessions_for(settings.database_url)
+
+    def retrieval() -> str:
+        with sessions() as session:
+            row = repo.get_tenant(session, tenant)
+            assert row is not None
+            return row.retrieval
+
+    try:
+        assert ensure_tenant(sessions, tenant).created
+        assert retrieval() == "bm25"
+        assert not ensure_tenant(sessions, tenant, retrieval="hybrid").created
+        assert retrieval() == "hybrid"
+        ensure_tenant(sessions, tenant)  # None keeps what the tenant has
+        assert retrieval() == "hybrid"
+    finally:
+        forget_tenant(settings, tenant)
