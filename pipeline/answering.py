@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from pipeline import prompts
 from pipeline.deps import Deps
 from pipeline.documents import Document
-from pipeline.edges import abstain_reason, spent
+from pipeline.edges import abstain_reason, spent, unusable_grading
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
@@ -265,9 +265,16 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
         "off_target": "the sources found do not resolve the question",
         "budget_exhausted": "the model-call budget for this question ran out",
         "model_unavailable": "the language model could not be reached",
+        "model_unusable": "the language model's replies were unusable (invalid for their schema)",
         "retrieval_unavailable": "the sources could not be searched",
     }[reason]
-    extra = state.get("retrieval_error") or state.get("model_error") or state.get("feedback")
+    extra = (
+        state.get("retrieval_error")
+        or state.get("model_error")
+        or state.get("model_unusable")
+        or _grader_failure(state)
+        or state.get("feedback")
+    )
     detail = f"{detail}; queries tried: {tried}" + (f"; {extra}" if extra else "")
     outcome = {
         "status": "abstained",
@@ -277,6 +284,14 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
         "detail": detail,
     }
     return _end_turn(state, outcome)
+
+
+def _grader_failure(state: CragState) -> str | None:
+    """The first unusable grader reply of the round, when no grader reply was usable."""
+    if not unusable_grading(state):
+        return None
+    graded = [g for g in state.get("graded", []) if g["round"] == state.get("round")]
+    return f"{len(graded)} of {len(graded)} grader replies unusable: {graded[0]['reason']}"
 
 
 def _end_turn(state: CragState, outcome: dict[str, Any]) -> Update:

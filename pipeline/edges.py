@@ -19,6 +19,12 @@ Fallback = Literal["redact_query", "abstain"]
 Tier = Literal["correct", "ambiguous", "incorrect"]
 
 
+def unusable_grading(state: CragState) -> bool:
+    """True when the round had chunks and no grader reply about them could be used."""
+    graded = [g for g in state.get("graded", []) if g["round"] == state.get("round")]
+    return bool(graded) and not any(g.get("usable", True) for g in graded)
+
+
 def relevant_count(state: CragState) -> int:
     """Number of chunks the graders kept in the current round."""
     return sum(1 for g in state.get("graded", []) if g["relevant"])
@@ -139,14 +145,16 @@ def after_grading(
     discarded. Web round: generate from what was kept and what the web gave, or abstain.
     """
     budget = state["budget"]
-    if state.get("model_error") or over_budget(state):
+    if state.get("model_error") or over_budget(state) or unusable_grading(state):
         return "abstain"
     enough = relevant_count(state) + len(state.get("kept", [])) >= budget["min_relevant"]
     can_generate = state.get("generations", 0) < budget["max_generations"]
     if state.get("round_source") == "web":
         return "generate" if enough and can_generate else "abstain"
     if state.get("retrieval_error"):
-        return fallback(state)  # rewriting cannot fix an index that is down
+        # Rewriting cannot fix an index that is down, and our outage must not send the
+        # question to the web.
+        return "abstain"
     tier = confidence_tier(state)
     web_left = budget["web_enabled"] and not state.get("web_used", False)
     if enough and (tier == "correct" or (tier == "ambiguous" and not web_left)):
@@ -166,7 +174,7 @@ def kept_for_web_round(state: CragState) -> bool:
 
 def after_rewrite(state: CragState) -> Literal["retrieve", "redact_query", "abstain"]:
     """Retrieve with the new query, unless it repeats one already tried."""
-    if state.get("model_error"):
+    if state.get("model_error") or state.get("model_unusable"):
         return "abstain"
     if state.get("duplicate_query"):
         return fallback(state)
@@ -213,6 +221,8 @@ def abstain_reason(state: CragState) -> AbstainReason:
         return "model_unavailable"
     if over_budget(state):
         return "budget_exhausted"
+    if state.get("model_unusable") or unusable_grading(state):
+        return "model_unusable"
     if state.get("generation") is not None and state.get("grounded") is not None:
         return "off_target" if state["grounded"] else "ungrounded"
     if state.get("retrieval_error"):

@@ -82,6 +82,7 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
         "generations": 0,
         "calls": [RESET],
         "model_error": None,
+        "model_unusable": None,
         "outcome": None,
         "trace": [RESET],
     }
@@ -123,7 +124,8 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     choices it could make); an invalid reply means ``vectorstore``; ``direct`` only for
     small talk; questions about recent events go to the web when it is on; web is
     never chosen when it is off; an empty or unreachable index is never chosen (web instead
-    when on, else ``none``).
+    when on, else ``none``); an index that cannot be read routes ``none`` whatever the web
+    setting (the turn abstains ``retrieval_unavailable``).
     """
     deps = runtime.context
     if earlier_answer(state.get("history", []), asked(state)) is not None:
@@ -156,10 +158,17 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
         try:
             size = deps.retriever.count() if deps.retriever else 0
         except RetrievalError as exc:
-            size, update["retrieval_error"] = 0, str(exc)
+            # An index that cannot be read is not an empty one: the question stays here
+            # (no web egress because of our own outage) and the turn abstains naming it.
+            update["retrieval_error"] = str(exc)
+            return update | {
+                "route": "none",
+                "route_reason": "tenant index unavailable",
+                "calls": meter.calls,
+            }
         if size == 0:
             route = "web_search" if deps.web_enabled else "none"
-            reason = f"tenant index is empty or unavailable; route {route}"
+            reason = f"tenant index is empty; route {route}"
     return update | {"route": route, "route_reason": reason, "calls": meter.calls}
 
 
@@ -197,11 +206,12 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
     shown = excerpt(task["document"], content_terms(task["question"]))
     messages = prompts.grader_messages(task["question"], shown)
     update: Update = {}
+    usable = True
     try:
         verdict = meter.ask("grader", deps.models.grader, GradeVerdict, messages, retries=1)
         score, reason = verdict.score, verdict.reason
     except BadReply as exc:
-        score, reason = 0.0, f"invalid grader reply: {exc}"
+        score, reason, usable = 0.0, f"invalid grader reply: {exc}", False
     except ModelUnavailable as exc:
         score, reason = 0.0, "grader unavailable"
         update["model_error"] = str(exc)
@@ -211,6 +221,7 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
         "relevant": score >= task["lower_threshold"],
         "reason": reason,
         "round": task["round"],
+        "usable": usable,
     }
     return update | {"graded": [graded], "calls": meter.calls}
 
@@ -242,8 +253,10 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
     try:
         query = meter.ask("rewriter", deps.models.rewriter, RewrittenQuery, messages).query.strip()
-    except BadReply:
-        query = ""
+    except BadReply as exc:
+        # Not a "duplicate query" (that falls back to the web): a broken model must not
+        # cause web egress.
+        return update | {"model_unusable": f"invalid rewriter reply: {exc}", "calls": meter.calls}
     except ModelUnavailable as exc:
         return update | {"model_error": str(exc), "calls": meter.calls}
     tried = {normalise_query(q) for q in state["queries_tried"]}

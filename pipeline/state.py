@@ -22,6 +22,7 @@ AbstainReason = Literal[
     "off_target",
     "budget_exhausted",
     "model_unavailable",
+    "model_unusable",
     "retrieval_unavailable",
 ]
 """Reason codes of an abstention."""
@@ -74,6 +75,8 @@ class GradedDocument(TypedDict):
         relevant: ``score`` reached the lower threshold (kept as a source).
         reason: The grader's short reason (fed to the rewriter when too few survive).
         round: Retrieval round the verdict belongs to (0-based).
+        usable: False when the grader's reply could not be parsed, even when asked again
+            (absent in verdicts recorded before it existed: usable).
     """
 
     document: Document
@@ -81,6 +84,7 @@ class GradedDocument(TypedDict):
     relevant: bool
     reason: str
     round: int
+    usable: NotRequired[bool]
 
 
 class ModelCall(TypedDict):
@@ -241,6 +245,10 @@ class CragState(TypedDict, total=False):
     """Every chat-model call of this turn (parallel graders append theirs)."""
     model_error: Annotated[str | None, latest]
     """Set when a model could not be reached; the turn abstains."""
+    model_unusable: NotRequired[str | None]
+    """Set when a model's reply that the turn could not go on without was unusable (not
+    valid for its schema, even when asked again); the turn abstains ``model_unusable``
+    instead of reading it as "nothing found" and going to the web."""
     outcome: Outcome | None
     """The turn's result, set by ``finalize`` or ``abstain``."""
     trace: Annotated[list[str], append_or_reset]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,17 +66,37 @@ def db_upgrade() -> None:
 
 @contextmanager
 def ingest_progress(embedding: bool) -> Iterator[Callable[[int, int, int], None]]:
-    """A progress bar on stderr (files, chunks, time) for :func:`corpus.ingest_paths`.
+    """Progress on stderr (files, chunks, time) for :func:`corpus.ingest_paths`.
 
-    Yields its ``progress`` callback; the bar is drawn only on a terminal and removed when
-    the block ends.
+    Yields its ``progress`` callback. On a terminal it draws a bar, removed when the block
+    ends; otherwise (a CI log, a pipe) it writes a plain line at every tenth of the files.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    what = "embedding + indexing" if embedding else "indexing"
+    if not sys.stderr.isatty():
+        started, tenth_shown, last, printed = time.monotonic(), -1, "", ""
+
+        def line(done: int, total: int, chunks: int) -> None:
+            nonlocal tenth_shown, last
+            last = f"  {what}: {done}/{total} files, {chunks} chunks"
+            if 10 * done // max(total, 1) > tenth_shown:
+                tenth_shown = 10 * done // max(total, 1)
+                show()
+
+        def show() -> None:
+            nonlocal printed
+            printed = last
+            print(f"{last}, {time.monotonic() - started:.0f}s", file=sys.stderr, flush=True)
+
+        yield line
+        if last != printed:
+            show()  # the final count (chunks are written after the last file is read)
+        return
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), "files",
                "{task.fields[chunks]} chunks", TimeElapsedColumn())  # fmt: skip
-    with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
-        task = bar.add_task("embedding + indexing" if embedding else "indexing", chunks=0)
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(what, chunks=0)
         yield lambda done, total, chunks: bar.update(
             task, completed=done, total=total, chunks=chunks
         )

@@ -4,11 +4,14 @@ outcome for each way a turn can go."""
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
 from typing import Any
 
 import httpx
 import openai
 import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from pipeline.accounting import calls_by_kind
 from pipeline.deps import Limits
@@ -384,6 +387,95 @@ class TestHandledFailures:
         assert state["outcome"]["status"] == "abstained"
         assert state["outcome"]["reason"] == "retrieval_unavailable"
         assert "t-down" in state["outcome"]["detail"]
+
+    @pytest.mark.parametrize("how", ["closed", "stopped"])
+    def test_an_index_failure_with_web_on_never_leaves_for_the_web(
+        self, es: Any, settings: Any, redactor: Any, web_provider: Any, tmp_path: Any, how: str
+    ) -> None:
+        from elasticsearch import Elasticsearch
+
+        from corpus import index_name, ingest_paths
+
+        tenant = f"t-closed-{uuid.uuid4().hex[:8]}"
+        (tmp_path / "a.md").write_text("# Torque\n\nThe rotor shaft fastener needs 12 N·m.")
+        ingest_paths(es, tenant, [tmp_path], index_prefix=settings.index_prefix)
+        name = index_name(tenant, settings.index_prefix)
+        client = es
+        if how == "closed":
+            es.indices.close(index=name)
+        else:  # nothing listens on port 9: Elasticsearch is down
+            client = Elasticsearch("http://127.0.0.1:9", request_timeout=1, max_retries=0)
+        web_provider.set_results([web_result("https://x.example/", "x", "12 N·m, says a blog")])
+        model = ScriptedChatModel(script={"router": [route("vectorstore")]})
+        try:
+            deps = make_deps(client, tenant, model, redactor, web_url=web_provider.url,
+                             index_prefix=settings.index_prefix)  # fmt: skip
+            state = run_turn(deps, TORQUE_Q)
+        finally:
+            es.indices.delete(index=name, ignore_unavailable=True)
+        assert web_provider.requests == []
+        assert state["trace"] == ["begin_turn", "route_question", "abstain"]
+        assert state["outcome"]["reason"] == "retrieval_unavailable"
+        if how == "closed":
+            assert "index_closed_exception" in state["outcome"]["detail"]
+        assert tenant in state["outcome"]["detail"]
+
+    def test_a_search_failure_after_routing_abstains_without_the_web(
+        self, es: Any, corpus_tenant: str, settings: Any, redactor: Any, web_provider: Any
+    ) -> None:
+        from corpus import TenantRetriever
+
+        class BrokenEmbeddings(DeterministicFakeEmbedding):
+            def embed_query(self, text: str) -> list[float]:
+                raise RuntimeError("embedding server refused")
+
+        model = ScriptedChatModel(script={"router": [route("vectorstore")]})
+        deps = make_deps(es, corpus_tenant, model, redactor, web_url=web_provider.url,
+                         index_prefix=settings.index_prefix)  # fmt: skip
+        # The index counts fine (routing keeps the question here), then the search fails.
+        deps = dataclasses.replace(deps, retriever=TenantRetriever(
+            es, corpus_tenant, index_prefix=settings.index_prefix,
+            embeddings=BrokenEmbeddings(size=8),
+        ))  # fmt: skip
+        state = run_turn(deps, TORQUE_Q)
+        assert web_provider.requests == []
+        assert state["trace"] == [
+            "begin_turn", "route_question", "retrieve", "assess_grades", "abstain"
+        ]  # fmt: skip
+        assert state["outcome"]["reason"] == "retrieval_unavailable"
+        assert "embedding server refused" in state["outcome"]["detail"]
+
+    @pytest.mark.parametrize("prose", ["Yes, this chunk looks relevant to me.", {"score": 0.9}])
+    def test_unusable_grader_replies_abstain_as_such_and_never_reach_the_web(
+        self, deps_for: Any, web_provider: Any, prose: Any
+    ) -> None:
+        model = ScriptedChatModel(
+            script={"router": [route("vectorstore")], "grader": lambda _: prose}
+        )
+        state = run_turn(deps_for(model, web_url=web_provider.url), TORQUE_Q)
+        assert web_provider.requests == []
+        assert state["trace"][-2:] == ["assess_grades", "abstain"]
+        assert state["outcome"]["reason"] == "model_unusable"
+        graded = len(state["graded"])
+        assert f"{graded} of {graded} grader replies unusable" in state["outcome"]["detail"]
+        # Each chunk's grader was asked twice (the reply is asked for once more).
+        assert calls_by_kind(state["calls"])["grader"] == 2 * graded
+
+    def test_an_unusable_rewrite_abstains_instead_of_going_to_the_web(
+        self, deps_for: Any, web_provider: Any
+    ) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("never matches"),
+                "rewriter": ["Sure! A better query would be: rotor torque"],
+            }
+        )
+        state = run_turn(deps_for(model, web_url=web_provider.url), TORQUE_Q)
+        assert web_provider.requests == []
+        assert state["trace"][-2:] == ["rewrite_query", "abstain"]
+        assert state["outcome"]["reason"] == "model_unusable"
+        assert "invalid rewriter reply" in state["outcome"]["detail"]
 
     def test_model_outage_abstains_with_reason(self, deps_for: Any) -> None:
         outage = openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:1"))

@@ -148,6 +148,8 @@ def test_cli_a_hybrid_tenant_is_ingested_with_vectors_and_the_cost_is_printed(
         ingested = runner.invoke(cli, ["ingest", "--tenant", tenant, str(tmp_path)])
         assert ingested.exit_code == 0, ingested.output
         assert "3 files, 3 chunks" in ingested.output
+        # Not a terminal: progress comes as plain lines, the last one at all files.
+        assert "embedding + indexing: 3/3 files, 3 chunks" in ingested.output
         assert "embedded 3 chunks in" in ingested.output and "chunks/s" in ingested.output
         wrong = runner.invoke(cli, ["tenants", "update", tenant, "--retrieval", "vector"])
         assert wrong.exit_code == 2 and "vector" in wrong.output

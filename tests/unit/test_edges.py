@@ -121,8 +121,18 @@ class TestAfterGrading:
     def test_web_round_without_relevant_abstains(self) -> None:
         assert edges.after_grading(state(round_source="web", web_used=True)) == "abstain"
 
-    def test_index_failure_skips_rewriting(self) -> None:
-        assert edges.after_grading(state(retrieval_error="down")) == "redact_query"
+    def test_index_failure_abstains_neither_rewriting_nor_going_to_the_web(self) -> None:
+        s = state(retrieval_error="down")
+        assert edges.after_grading(s) == "abstain"
+        assert edges.abstain_reason(s) == "retrieval_unavailable"
+
+    def test_no_usable_grader_reply_abstains_model_unusable(self) -> None:
+        bad = grade(False) | {"usable": False}
+        s = state(graded=[bad, bad])
+        assert edges.after_grading(s) == "abstain"
+        assert edges.abstain_reason(s) == "model_unusable"
+        # One usable verdict is enough to go on (here: rewrite).
+        assert edges.after_grading(state(graded=[bad, grade(False)])) == "rewrite_query"
 
     def test_model_error_abstains(self) -> None:
         assert edges.after_grading(state(graded=[grade(True)], model_error="x")) == "abstain"
