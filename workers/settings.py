@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,7 +23,12 @@ class ModelEndpoint(BaseModel):
 
 
 class Settings(BaseSettings):
-    """Process configuration (env prefix ``CRAG_``, e.g. ``CRAG_REDIS_URL``)."""
+    """Process configuration (env prefix ``CRAG_``, e.g. ``CRAG_REDIS_URL``).
+
+    Raises:
+        pydantic.ValidationError: A value is out of its range (``CRAG_RETRIEVE_K=0``, a
+            negative timeout, thresholds out of order); the message names the field.
+    """
 
     model_config = SettingsConfigDict(env_prefix="CRAG_", extra="ignore")
 
@@ -46,10 +51,11 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr = SecretStr("not-needed")
     llm_timeout_s: float = Field(
         180.0,
+        gt=0,
         description="Per-call timeout, seconds: a CPU model reads ~19 prompt tokens/s, so a "
         "1,500-token generator prompt on a busy 2-slot server needs minutes.",
     )
-    llm_max_retries: int = Field(1, description="SDK-level retries per call.")
+    llm_max_retries: int = Field(1, ge=0, description="SDK-level retries per call.")
     verifier_model: str | None = Field(None, description="Model for verification; default llm.")
     llm_fallbacks: list[ModelEndpoint] = Field(
         default_factory=list,
@@ -69,55 +75,63 @@ class Settings(BaseSettings):
     # Web search (Tavily-compatible). Unset base URL = web search off.
     web_search_url: str | None = None
     web_search_api_key: SecretStr = SecretStr("")
-    web_search_timeout_s: float = 10.0
+    web_search_timeout_s: float = Field(10.0, gt=0)
 
     # Circuit breaker per model (shared through Redis)
-    breaker_failures: int = Field(5, description="Outages within the window that open it.")
-    breaker_window_s: float = Field(60.0, description="Window for counting outages, seconds.")
-    breaker_cooldown_s: float = Field(30.0, description="How long it stays open, seconds.")
+    breaker_failures: int = Field(5, ge=1, description="Outages within the window that open it.")
+    breaker_window_s: float = Field(60.0, gt=0, description="Window for counting outages, seconds.")
+    breaker_cooldown_s: float = Field(30.0, gt=0, description="How long it stays open, seconds.")
 
     # Graph limits
-    max_rewrites: int = 2
-    max_generations: int = 2
-    max_model_calls: int = 40
-    max_thread_calls: int = Field(1000, description="Model calls allowed over a whole thread.")
-    retrieve_k: int = 4
-    min_relevant: int = 1
-    upper_threshold: float = Field(0.7, description="Grader score of a 'correct' round.")
-    lower_threshold: float = Field(0.3, description="Grader score below which a chunk is dropped.")
-    web_results: int = 3
+    max_rewrites: int = Field(2, ge=0)
+    max_generations: int = Field(2, ge=1)
+    max_model_calls: int = Field(40, ge=1)
+    max_thread_calls: int = Field(
+        1000, ge=1, description="Model calls allowed over a whole thread."
+    )
+    retrieve_k: int = Field(4, ge=1, le=100, description="Chunks retrieved (and graded) a round.")
+    min_relevant: int = Field(1, ge=1)
+    upper_threshold: float = Field(
+        0.7, ge=0, le=1, description="Grader score of a 'correct' round."
+    )
+    lower_threshold: float = Field(
+        0.3, ge=0, le=1, description="Grader score below which a chunk is dropped."
+    )
+    web_results: int = Field(3, ge=1, le=20)
     context_window_tokens: int = Field(
-        8192, description="Smallest context window in the model chain, tokens."
+        8192, ge=1024, description="Smallest context window in the model chain, tokens."
     )
     min_lexical_support: float = Field(
-        0.6, description="Least share of a claim's words its cited chunks must contain."
+        0.6, ge=0, le=1, description="Least share of a claim's words its cited chunks must contain."
     )
 
     # Fleet
     queue: str = Field("crag.questions", description="Queue of question jobs.")
     delivery_queue: str = Field("crag.deliveries", description="Queue of webhook deliveries.")
-    lock_ttl_s: float = Field(60.0, description="Per-thread lock TTL; renewed while running.")
+    lock_ttl_s: float = Field(60.0, gt=0, description="Per-thread lock TTL; renewed while running.")
     thread_poll_s: float = Field(
         5.0,
+        gt=0,
         description="A job waiting for its turn on a busy thread looks again after this many "
         "seconds (it is also woken as soon as the job before it ends).",
     )
     visibility_timeout_s: int = Field(
-        3600, description="Redis redelivers an unacknowledged job after this; > longest run."
+        3600, ge=1, description="Redis redelivers an unacknowledged job after this; > longest run."
     )
-    job_max_retries: int = Field(10, description="Retries of a transiently failing job.")
-    retry_backoff_s: float = Field(2.0, description="Backoff factor for retries, seconds.")
-    retry_backoff_max_s: float = Field(300.0, description="Cap on one retry delay, seconds.")
-    webhook_timeout_s: float = 10.0
-    webhook_max_attempts: int = 5
-    worker_concurrency: int = 2
+    job_max_retries: int = Field(10, ge=0, description="Retries of a transiently failing job.")
+    retry_backoff_s: float = Field(2.0, gt=0, description="Backoff factor for retries, seconds.")
+    retry_backoff_max_s: float = Field(300.0, gt=0, description="Cap on one retry delay, seconds.")
+    webhook_timeout_s: float = Field(10.0, gt=0)
+    webhook_max_attempts: int = Field(5, ge=1)
+    worker_concurrency: int = Field(2, ge=1)
     shutdown_grace_s: float = Field(
         25.0,
+        ge=0,
         description="On SIGTERM, seconds running jobs get to finish before they are handed "
         "back to the queue; keep it below the orchestrator's grace period (30 s in k8s).",
     )
     job_deadline_s: float = Field(
-        600.0, description="Seconds from submission after which a job ends with the apology."
+        600.0, gt=0, description="Seconds from submission after which a job ends with the apology."
     )
     apology: str = Field(
         "Sorry, we could not prepare a verified answer in time. A person will follow up.",
@@ -152,6 +166,15 @@ class Settings(BaseSettings):
         description="Debug: put the question on the job's span, redacted like a web query. "
         "Off: traces and logs carry no question text at all.",
     )
+
+    @model_validator(mode="after")
+    def _thresholds_in_order(self) -> Settings:
+        if self.lower_threshold > self.upper_threshold:
+            raise ValueError(
+                f"CRAG_LOWER_THRESHOLD ({self.lower_threshold}) is above CRAG_UPPER_THRESHOLD "
+                f"({self.upper_threshold}): a chunk would be dropped at a 'correct' score"
+            )
+        return self
 
 
 @lru_cache(maxsize=1)

@@ -51,3 +51,24 @@ def test_latency_bounds_follow_the_settings() -> None:
     assert unbounded == 39 * 180 * 2 == 14040
     # With the defaults the deadline, not the loops, bounds what a caller waits: 1,320 s.
     assert bound == 600 + 180 * 2 * 2 < unbounded
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "named"),
+    [
+        ("CRAG_RETRIEVE_K", "0", "retrieve_k"),
+        ("CRAG_LLM_TIMEOUT_S", "-1", "llm_timeout_s"),
+        ("CRAG_LOCK_TTL_S", "0", "lock_ttl_s"),
+        ("CRAG_WORKER_CONCURRENCY", "0", "worker_concurrency"),
+        ("CRAG_LOWER_THRESHOLD", "1.5", "lower_threshold"),
+        ("CRAG_UPPER_THRESHOLD", "0.2", r"CRAG_LOWER_THRESHOLD \(0.3\) is above"),
+    ],
+)
+def test_out_of_range_values_fail_at_start_naming_the_field(
+    monkeypatch: pytest.MonkeyPatch, env: str, value: str, named: str
+) -> None:
+    from pydantic import ValidationError
+
+    monkeypatch.setenv(env, value)
+    with pytest.raises(ValidationError, match=named):
+        Settings()
