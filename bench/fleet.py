@@ -14,9 +14,11 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
+from typing import TextIO
 
 from sqlalchemy import func, select
 
@@ -73,7 +75,16 @@ def main() -> None:
             env=env,
             cwd=ROOT,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        time.sleep(1.0)
+        if worker.poll() is not None:  # e.g. no checkpoint key: the worker says which
+            _, err = worker.communicate()
+            sys.exit(f"the worker exited at start ({worker.returncode}):\n{err.strip()}")
+        # From here on its stderr is not read: let it go to ours.
+        assert worker.stderr is not None
+        threading.Thread(target=_relay, args=(worker.stderr,), daemon=True).start()
         try:
             sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
             ask(
@@ -125,6 +136,11 @@ def main() -> None:
             worker.terminate()
             worker.wait(timeout=60)
             es.indices.delete(index=index_name(tenant, settings.index_prefix))
+
+
+def _relay(stream: TextIO) -> None:
+    for line in stream:
+        sys.stderr.write(line)
 
 
 def _wait(sessions: object, tenant: str, count: int, timeout_s: float) -> None:

@@ -258,8 +258,18 @@ def worker(
     SIGTERM (what Kubernetes sends) starts Celery's soft shutdown: running jobs get
     CRAG_SHUTDOWN_GRACE_S seconds to finish; any still running then are handed back to the
     queue (late acknowledgement) and resume from their checkpoint on another worker.
+
+    Configuration a job cannot run without (the checkpoint key) is checked here, before
+    Celery starts: a missing key exits 2 naming the setting, instead of every pool process
+    failing at start-up while jobs wait.
     """
+    from workers.checkpointing import CheckpointKeyError, serde_from_settings
+
     s = get_settings()
+    try:
+        serde_from_settings(s)
+    except CheckpointKeyError as exc:
+        raise _fail(str(exc)) from exc
     argv = [
         sys.executable,
         "-m",

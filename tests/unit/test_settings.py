@@ -72,3 +72,21 @@ def test_out_of_range_values_fail_at_start_naming_the_field(
     monkeypatch.setenv(env, value)
     with pytest.raises(ValidationError, match=named):
         Settings()
+
+
+def test_a_worker_without_a_checkpoint_key_exits_at_once_naming_the_setting() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_CHECKPOINT")}
+    done = subprocess.run(
+        [sys.executable, "-m", "workers.cli", "worker", "--concurrency", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "CRAG_CHECKPOINT_KEY_FILE" in done.stderr
+    assert "celery" not in done.stderr.lower()  # stopped before Celery started
