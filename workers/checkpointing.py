@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -149,11 +149,49 @@ def encrypted_serde(ring: KeyRing) -> SerializerProtocol:
     return _Unboxing(EncryptedSerializer(ring, JsonPlusSerializer()))
 
 
-class EncryptedSaver(PostgresSaver):
-    """``PostgresSaver`` that stores no channel value in plain text (see module docstring)."""
+GUARD_KEY = "crag_guard"
+"""``configurable`` key of a run's :class:`CheckpointGuard` (not stored in checkpoints:
+LangGraph copies only primitive ``configurable`` values into checkpoint metadata)."""
+
+
+class CheckpointGuard(Protocol):
+    """What a run must still hold to write a checkpoint (the thread's lock)."""
+
+    def check(self) -> None:
+        """Raise (``workers.errors.LockLost``) if the run may no longer write."""
+
+
+class GuardedSaver(PostgresSaver):
+    """``PostgresSaver`` that asks the run's :class:`CheckpointGuard` before every write.
+
+    A run that lost its thread lock is stopped before its next checkpoint or pending
+    write, not only before it publishes: a run the fleet has given up on must not move the
+    thread's state on (the Postgres fence, :mod:`workers.db.fencing`, covers the case where
+    a newer run already holds the thread; this covers the time before one does).
+    """
 
     def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
-        """Box primitive values, then store as ``PostgresSaver.put`` does."""
+        """Check the guard, then store as ``PostgresSaver.put`` does."""
+        _check_guard(config)
+        return super().put(config, checkpoint, metadata, new_versions)
+
+    def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        """Check the guard, then store as ``PostgresSaver.put_writes`` does."""
+        _check_guard(config)
+        super().put_writes(config, writes, task_id, task_path)
+
+
+def _check_guard(config: Any) -> None:
+    guard = (config or {}).get("configurable", {}).get(GUARD_KEY)
+    if guard is not None:
+        guard.check()
+
+
+class EncryptedSaver(GuardedSaver):
+    """A :class:`GuardedSaver` that stores no channel value in plain text (see module docstring)."""
+
+    def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        """Box primitive values, then store as :meth:`GuardedSaver.put` does."""
         values = {
             k: _Boxed(v) if v is None or isinstance(v, str | int | float | bool) else v
             for k, v in checkpoint["channel_values"].items()

@@ -28,7 +28,7 @@ from pipeline.deps import Deps, Limits, Models, Redactor, RetrievalError, Retrie
 from pipeline.documents import Document
 from pipeline.graph import build_graph
 from workers.breaker import RedisCircuitBreaker
-from workers.checkpointing import EncryptedSaver, serde_from_settings
+from workers.checkpointing import EncryptedSaver, GuardedSaver, serde_from_settings
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.index_sizes import IndexSizes, SizedRetriever
@@ -49,8 +49,8 @@ def make_checkpointer(
 
     With ``serde`` (see :func:`workers.checkpointing.serde_from_settings`) it is an
     :class:`~workers.checkpointing.EncryptedSaver` that keeps no channel value in plain
-    text; without, LangGraph's own ``PostgresSaver`` (for migrations and deletion, which
-    never read values).
+    text; without, a :class:`~workers.checkpointing.GuardedSaver` (plain values). Both
+    check the run's guard (its thread lock) before every write.
 
     Connection settings follow LangGraph's docs: autocommit, no prepared statements, dict rows.
     Each connection is checked as it is handed out, so after a Postgres restart the pool
@@ -66,7 +66,7 @@ def make_checkpointer(
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
     if serde is None:
-        return PostgresSaver(pool), pool  # type: ignore[arg-type]
+        return GuardedSaver(pool), pool  # type: ignore[arg-type]
     return EncryptedSaver(pool, serde=serde), pool  # type: ignore[arg-type]
 
 

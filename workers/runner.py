@@ -18,6 +18,7 @@ from opentelemetry import trace
 from sqlalchemy.orm import Session
 
 from pipeline.graph import RECURSION_LIMIT
+from workers.checkpointing import GUARD_KEY, CheckpointGuard
 from workers.db import fencing
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -143,7 +144,14 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
     with ExitStack() as stack:
         try:
             held = stack.enter_context(
-                thread_lock(res.redis, job.tenant_id, job.thread_id, ttl_s=s.lock_ttl_s)
+                thread_lock(
+                    res.redis,
+                    job.tenant_id,
+                    job.thread_id,
+                    ttl_s=s.lock_ttl_s,
+                    owner=job.job_id,
+                    finished=lambda job_id: has_outcome(res, job.tenant_id, job_id),
+                )
             )
         except LockTimeout:
             return _rejected(res, job, busy) if reject else _wait(s, deadline)
@@ -154,7 +162,7 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
             if done is not None:
                 return Result(done, fresh=False)
             repo.start_job(session, job)
-        body = run_graph(job, res, fence, policy)
+        body = run_graph(job, res, fence, policy, guard=held)
         held.check()  # a worker that lost its lock must not publish
         with transaction(res.sessions) as session:
             repo.check_fence(session, job.tenant_id, job.thread_id, fence)
@@ -165,6 +173,12 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
                 has_webhook=job.webhook_url is not None,
             )
     return Result(stored, fresh=fresh)
+
+
+def has_outcome(res: Resources, tenant_id: str, job_id: str) -> bool:
+    """Whether ``job_id`` has finished: its outcome is stored."""
+    with transaction(res.sessions) as session:
+        return repo.get_outcome(session, tenant_id, job_id) is not None
 
 
 def deadline_of(job: Job, default_s: float) -> float:
@@ -221,7 +235,11 @@ def _check_same_job(record: JobRecord, job: Job) -> None:
 
 
 def run_graph(
-    job: Job, res: Resources, fence: int | None = None, policy: TenantPolicy | None = None
+    job: Job,
+    res: Resources,
+    fence: int | None = None,
+    policy: TenantPolicy | None = None,
+    guard: CheckpointGuard | None = None,
 ) -> OutcomeBody:
     """Run one turn of the graph on the job's thread and shape its outcome.
 
@@ -241,16 +259,20 @@ def run_graph(
             checkpoint of the run carries it and Postgres refuses it once a newer run holds
             the thread (:mod:`workers.db.fencing`).
         policy: The tenant's policy (web search, domains, deny terms); default: open.
+        guard: Checked before every checkpoint write (the thread's :class:`HeldLock`): a
+            run that lost its lock stops before it writes again, so its retry resumes the
+            same turn from the last checkpoint written under the lock.
 
     Raises:
-        LockLost: Postgres refused a checkpoint because a newer run holds the thread.
+        LockLost: Postgres refused a checkpoint because a newer run holds the thread, or
+            ``guard`` says the lock was lost.
     """
     deps = res.deps_for(job, policy)
     metadata: dict[str, Any] = {"job_id": job.job_id, "tenant_id": job.tenant_id}
     if fence is not None:
         metadata["crag_fence"] = fence
     config: Any = {
-        "configurable": {"thread_id": job.graph_thread_id},
+        "configurable": {"thread_id": job.graph_thread_id, GUARD_KEY: guard},
         "recursion_limit": RECURSION_LIMIT,
         "metadata": metadata,
     }
@@ -267,11 +289,18 @@ def run_graph(
         # A run of this job that a dead worker left half-done resumes from its last
         # checkpoint (input None) instead of starting the turn over.
         snapshot = res.graph.get_state(config)
-        resumed = bool(snapshot.next) and snapshot.metadata.get("job_id") == job.job_id
-        span.set_attribute("crag.resumed", resumed)
+        ours = snapshot.metadata is not None and snapshot.metadata.get("job_id") == job.job_id
+        resumed = bool(snapshot.next) and ours
+        # This job's turn already ran to its end (the attempt that ran it could not store
+        # the outcome): its state is the result; running again would add a second turn.
+        ended = ours and not snapshot.next and bool(snapshot.values.get("outcome"))
+        span.set_attribute("crag.resumed", resumed or ended)
         if resumed:
             log.info("job %s resumes at %s", job.job_id, ", ".join(snapshot.next))
-        if time.time() < deadline:
+        if ended:
+            log.info("job %s: its turn had ended; storing that outcome", job.job_id)
+            state = dict(snapshot.values)
+        elif time.time() < deadline:
             progress = ProgressLog(res.redis, job.tenant_id, job.job_id)
             steps = res.graph.stream(
                 None if resumed else {"question": job.question},
@@ -300,7 +329,9 @@ def run_graph(
         if not outcome or reason == "model_unavailable":
             body = apology(job, res, state, deadline - job.submitted_at.timestamp(), reason)
             return body.model_copy(update={"latency_ms": latency_ms, "trace_id": trace_id})
-    return outcome_body(job, state, latency_ms, trace_id).model_copy(update={"resumed": resumed})
+    return outcome_body(job, state, latency_ms, trace_id).model_copy(
+        update={"resumed": resumed or ended}
+    )
 
 
 def record_failure(

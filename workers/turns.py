@@ -49,12 +49,16 @@ def wait_turn(app: Celery, res: Resources, body: Any, wait_s: float) -> None:
 def wake_next(app: Celery, res: Resources, tenant_id: str, thread_id: str) -> str | None:
     """Re-send the thread's next job now if the thread is idle; returns its job_id.
 
-    Does nothing while the thread's lock is held (its holder wakes the next job when it
-    ends) or when the same job was woken within :data:`WAKE_DEBOUNCE_MS`.
+    Does nothing while the thread's lock is held by a job still running (its holder wakes
+    the next job when it ends; a lock left by a job that has finished does not count, the
+    woken job breaks it) or when the same job was woken within :data:`WAKE_DEBOUNCE_MS`.
     """
-    if res.redis.exists(lock_name(tenant_id, thread_id)):
-        return None
+    holder = res.redis.get(lock_name(tenant_id, thread_id))
     with transaction(res.sessions) as session:
+        if holder is not None:
+            holder_id = holder.decode() if isinstance(holder, bytes) else str(holder)
+            if repo.get_outcome(session, tenant_id, holder_id) is None:
+                return None
         head = repo.next_in_line(session, tenant_id, thread_id)
         body = job_body(head) if head is not None else None
     if head is None or body is None:

@@ -35,7 +35,7 @@ from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, WebhookAttem
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask, enqueue
 from workers.jobs import new_job, webhook_id
-from workers.lock import lock_name
+from workers.lock import alive_key, lock_name
 from workers.signing import sign_job
 from workers.waiting import wait_for_outcome
 
@@ -125,13 +125,19 @@ def submit(fleet: dict[str, Any], thread: str, question: str, **options: Any) ->
 
 @contextmanager
 def thread_held(redis_client: Any, tenant: str, thread: str) -> Iterator[None]:
-    """Hold a thread's lock as another worker would, for the duration of the block."""
+    """Hold a thread's lock as another live worker would, for the duration of the block.
+
+    Its process keeps a heartbeat, so the lock is busy, not stale (see :mod:`workers.lock`).
+    """
+    process = f"test-holder-{uuid.uuid4().hex[:8]}"
+    redis_client.set(alive_key(process), 1, px=120_000)
     lock = redis_client.lock(lock_name(tenant, thread), timeout=120)
-    assert lock.acquire(blocking=False)
+    assert lock.acquire(blocking=False, token=f"other-job@{process}")
     try:
         yield
     finally:
         lock.release()
+        redis_client.delete(alive_key(process))
 
 
 def _eventually(fn: Any, timeout_s: float = 60) -> Any:
