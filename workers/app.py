@@ -39,6 +39,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_acks_late": True,
         "task_reject_on_worker_lost": True,
         "worker_prefetch_multiplier": 1,
+        # A replacement pool process (after a crash or kill -9) loads the whole stack first.
+        "worker_proc_alive_timeout": settings.worker_start_timeout_s,
         # SIGTERM → soft shutdown (see `crag worker`): finish within the grace, else requeue.
         "worker_soft_shutdown_timeout": settings.shutdown_grace_s,
         "task_default_queue": settings.queue,

@@ -124,6 +124,13 @@ class Settings(BaseSettings):
     webhook_timeout_s: float = Field(10.0, gt=0)
     webhook_max_attempts: int = Field(5, ge=1)
     worker_concurrency: int = Field(2, ge=1)
+    worker_start_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="How long a new pool process may take to start (it loads Presidio, "
+        "spaCy, pools and the graph: 2 to 9 s here) before Celery gives up on it; Celery's own "
+        "4 s left a killed process never replaced on a busy host.",
+    )
     shutdown_grace_s: float = Field(
         25.0,
         ge=0,

@@ -322,3 +322,69 @@ def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
     graders = [user for role, user in llm.model.calls if marker in user and role == "grader"]
     # The nodes before the hand-back did not run again: every chunk was graded once.
     assert len(graders) == len(set(graders)) > 0
+
+
+def wait_for_checkpoint(database_url: str, thread_id: str, node: str) -> None:
+    """Wait until the thread's latest checkpoint is the one before ``node`` (checkpoints
+    are written in the background, so a run can enter a node before the one before it is
+    durable)."""
+    saver, pool = make_checkpointer(database_url, max_size=1, serde=serde_from_settings(Settings()))
+    config = {"configurable": {"thread_id": thread_id}}
+    with closing(pool):
+        wait_until(
+            lambda: build_graph(saver).get_state(config).next == (node,),
+            f"the checkpoint before {node}",
+        )
+
+
+def pool_children(worker: subprocess.Popen[bytes]) -> list[int]:
+    """Pids of a worker's pool processes (the Celery main process is ``worker`` itself)."""
+    found = subprocess.run(
+        ["pgrep", "-P", str(worker.pid)], capture_output=True, text=True, check=False
+    )
+    return [int(pid) for pid in found.stdout.split()]
+
+
+@pytest.mark.parametrize("when", ["idle", "mid-job"])
+def test_a_killed_pool_process_is_replaced_and_its_job_answered_once(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, when: str
+) -> None:
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    env = fleet_env(llm)
+    marker = uuid.uuid4().hex[:8]
+    entered, release = GATES[marker] = threading.Event(), threading.Event()
+    with worker_fleet(env, tmp_path) as [worker], WebhookReceiver(keys.webhook_secret) as sink:
+        [child] = pool_children(worker)
+        if when == "idle":
+            os.kill(child, 9)
+            job = submit(env, keys, sink, f"th-{marker}", TORQUE_Q)
+        else:
+            job = submit(env, keys, sink, f"th-{marker}", f"GATE-{marker} {TORQUE_Q}")
+            assert entered.wait(60), "the run never reached the generator"
+            wait_for_checkpoint(settings.database_url, f"{corpus_tenant}:th-{marker}", "generate")
+            os.kill(child, 9)
+            release.set()
+        killed = time.monotonic()
+        [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+        took = time.monotonic() - killed
+        assert worker.poll() is None
+        [replacement] = pool_children(worker)
+        assert replacement != child
+    release.set()
+    assert body["status"] == "answered"
+    assert body["resumed"] is (when == "mid-job")  # from its checkpoint, not from scratch
+    # The replacement starts in seconds, and a lock the killed process held is broken as
+    # soon as its heartbeat lapses, not after the lock's TTL (60 s).
+    assert took < 30, took
+    sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
+    with sessions() as session:
+        record = session.get(JobRecord, (corpus_tenant, job.job_id))
+        assert record is not None and record.status == "answered"
+    saver, pool = make_checkpointer(
+        settings.database_url, max_size=1, serde=serde_from_settings(settings)
+    )
+    with closing(pool):
+        state = build_graph(saver).get_state(
+            {"configurable": {"thread_id": f"{corpus_tenant}:th-{marker}"}}
+        )
+    assert len(state.values["history"]) == 1  # one turn for one job
