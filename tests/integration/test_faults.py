@@ -388,3 +388,37 @@ def test_a_killed_pool_process_is_replaced_and_its_job_answered_once(
             {"configurable": {"thread_id": f"{corpus_tenant}:th-{marker}"}}
         )
     assert len(state.values["history"]) == 1  # one turn for one job
+
+
+def thread_state(database_url: str, thread_id: str) -> dict[str, Any]:
+    """The latest checkpointed state of a graph thread (``<tenant>:<thread>``)."""
+    saver, pool = make_checkpointer(database_url, max_size=1, serde=serde_from_settings(Settings()))
+    with closing(pool):
+        return dict(build_graph(saver).get_state({"configurable": {"thread_id": thread_id}}).values)
+
+
+def test_a_run_that_lost_its_lock_stops_before_its_next_write_and_its_retry_resumes(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, redis_client: Any
+) -> None:
+    from workers.lock import lock_name
+
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    env = fleet_env(llm, lock_ttl_s="3")
+    marker = uuid.uuid4().hex[:8]
+    thread = f"th-{marker}"
+    entered, release = GATES[marker] = threading.Event(), threading.Event()
+    with worker_fleet(env, tmp_path), WebhookReceiver(keys.webhook_secret) as sink:
+        job = submit(env, keys, sink, thread, f"GATE-{marker} {TORQUE_Q}")
+        assert entered.wait(60), "the run never reached the generator"
+        wait_for_checkpoint(settings.database_url, f"{corpus_tenant}:{thread}", "generate")
+        assert redis_client.delete(lock_name(corpus_tenant, thread)) == 1  # the lock is lost
+        time.sleep(1.5)  # the watchdog notices within a renewal period (TTL / 3)
+        release.set()
+        [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+        log = log_text(tmp_path)
+    assert body["status"] == "answered"
+    assert body["resumed"] is True  # the retry resumed the same turn at generate
+    assert "lost the lock" in log
+    history = thread_state(settings.database_url, f"{corpus_tenant}:{thread}")["history"]
+    assert [turn["question"] for turn in history] == [f"GATE-{marker} {TORQUE_Q}"]
+    assert body["path"].count("finalize") == 1
