@@ -7,12 +7,15 @@ documents its shape. The job body is the only argument of task ``crag.answer_que
 from __future__ import annotations
 
 import uuid
+from functools import lru_cache
 from typing import Any
 
 from celery import Celery
+from redis import Redis
 
 from workers.app import ANSWER_TASK
 from workers.jobs import Job, new_job
+from workers.line import join_line
 from workers.signing import sign_job
 
 
@@ -27,11 +30,21 @@ def enqueue(app: Celery, job: Job, queue: str, key: str) -> str:
 
     Returns:
         The Celery message id (not the job_id).
+
+    The job also joins its thread's line in the broker's Redis (:mod:`workers.line`), so
+    its place in the thread's order is kept even before a worker has seen it.
     """
     body = sign_job(job.model_dump(mode="json", exclude={"signed_at", "signature"}), key)
     message_id = str(uuid.uuid4())
     app.send_task(ANSWER_TASK, args=[body], queue=queue, task_id=message_id)
+    join_line(_redis(app.conf.broker_url), job.tenant_id, job.thread_id, job.job_id,
+              job.submitted_at)  # fmt: skip
     return message_id
+
+
+@lru_cache(maxsize=4)
+def _redis(url: str) -> Redis:
+    return Redis.from_url(url)
 
 
 def ask(

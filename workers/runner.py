@@ -11,6 +11,7 @@ import logging
 import time
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -25,6 +26,7 @@ from workers.db.engine import transaction
 from workers.db.models import JobRecord, OutcomeRecord, Tenant
 from workers.errors import LockLost, LockTimeout, PermanentJobError
 from workers.jobs import Job, OutcomeBody, webhook_id
+from workers.line import ahead_of, join_line, leave_line
 from workers.lock import thread_lock
 from workers.outcomes import apology, outcome_body
 from workers.progress import ProgressLog
@@ -79,9 +81,10 @@ def authenticate(session: Session, tenant: Tenant, job: Job, body: dict[str, Any
 def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -> Result:
     """Answer ``job`` once, in its turn on its thread; a job_id seen before returns its outcome.
 
-    Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line):
-    a job runs only when it is its thread's oldest unfinished job *and* it takes the
-    thread's lock. Otherwise it returns at once with ``outcome=None``, so waiting holds no
+    Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line,
+    and the thread's Redis line, :mod:`workers.line`, holds jobs seen while Postgres was
+    away): a job runs only when it is its thread's oldest unfinished job in both *and* it
+    takes the thread's lock. Otherwise it returns at once with ``outcome=None``, so waiting holds no
     worker slot. A job past its deadline ends with the apology without waiting its turn.
 
     Args:
@@ -100,6 +103,8 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
         LockLost: The lock or the fence was lost during the run; nothing was stored.
     """
     s = res.settings
+    # Before Postgres: the thread's Redis line keeps submission order through its outages.
+    join_line(res.redis, job.tenant_id, job.thread_id, job.job_id, job.submitted_at)
     with transaction(res.sessions) as session:
         tenant = repo.get_tenant(session, job.tenant_id)
         if tenant is None:
@@ -139,7 +144,12 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
         return _store(res, job, apology(job, res, {}, deadline - job.submitted_at.timestamp()))
     reject = job.options.multitask == "reject"
     busy = f"thread {job.thread_id!r} is busy with another job"
-    if head is None or head.job_id != job.job_id:
+    ended = partial(has_ended, res, job.tenant_id)
+    if (
+        head is None
+        or head.job_id != job.job_id
+        or ahead_of(res.redis, job.tenant_id, job.thread_id, job.job_id, job.submitted_at, ended)
+    ):
         return _rejected(res, job, busy) if reject else _wait(s, deadline)
     with ExitStack() as stack:
         try:
@@ -150,7 +160,7 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
                     job.thread_id,
                     ttl_s=s.lock_ttl_s,
                     owner=job.job_id,
-                    finished=lambda job_id: has_outcome(res, job.tenant_id, job_id),
+                    finished=ended,
                 )
             )
         except LockTimeout:
@@ -172,13 +182,14 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
                 webhook_id(job.tenant_id, job.job_id),
                 has_webhook=job.webhook_url is not None,
             )
+    leave_line(res.redis, job.tenant_id, job.thread_id, job.job_id)
     return Result(stored, fresh=fresh)
 
 
-def has_outcome(res: Resources, tenant_id: str, job_id: str) -> bool:
-    """Whether ``job_id`` has finished: its outcome is stored."""
+def has_ended(res: Resources, tenant_id: str, job_id: str) -> bool:
+    """Whether ``job_id`` is over: its outcome is stored or it was dead-lettered."""
     with transaction(res.sessions) as session:
-        return repo.get_outcome(session, tenant_id, job_id) is not None
+        return repo.has_ended(session, tenant_id, job_id)
 
 
 def deadline_of(job: Job, default_s: float) -> float:
@@ -204,6 +215,7 @@ def _store(res: Resources, job: Job, body: OutcomeBody) -> Result:
         record, fresh = repo.save_outcome(
             session, body, webhook_id(job.tenant_id, job.job_id), job.webhook_url is not None
         )
+    leave_line(res.redis, job.tenant_id, job.thread_id, job.job_id)
     return Result(record, fresh=fresh)
 
 

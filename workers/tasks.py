@@ -24,6 +24,7 @@ from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.errors import PermanentJobError, TransientJobError
 from workers.jobs import Job, parse_job
+from workers.line import leave_line
 from workers.resources import Resources, get_resources
 from workers.runner import answer_job, record_failure
 from workers.turns import wait_turn, wake_next
@@ -75,9 +76,12 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
         job = parse_job(body)
         result = answer_job(job, res, signed=body)
     except PermanentJobError as exc:
-        return _retrying(
+        result = _retrying(
             self, res, dead_letter, res, "job", str(exc), body, exc.tenant_id, exc.job_id
         )
+        if job is not None:  # it joined its thread's line before it was refused
+            _retrying(self, res, leave_line, res.redis, job.tenant_id, job.thread_id, job.job_id)
+        return result
     except TRANSIENT as exc:
         assert job is not None  # parse_job raises only PermanentJobError
         if self.request.retries < res.settings.job_max_retries:
@@ -123,7 +127,7 @@ def give_up(
     res: Resources, job: Job, body: Any, detail: str, reason: str = "internal_error"
 ) -> dict[str, Any]:
     """Store a ``failed`` outcome, dead-letter the job, deliver and wake the thread's next job."""
-    record_failure(job, res, detail, reason)
+    record_failure(job, res, detail, reason)  # also takes it out of its thread's line
     result = dead_letter(res, "job", detail, body, job.tenant_id, job.job_id)
     _deliver_if_due(job.tenant_id, job.job_id, res)
     wake_next(current_app, res, job.tenant_id, job.thread_id)

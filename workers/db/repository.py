@@ -62,6 +62,16 @@ def get_outcome(session: Session, tenant_id: str, job_id: str) -> OutcomeRecord 
     return session.get(OutcomeRecord, (tenant_id, job_id))
 
 
+def has_ended(session: Session, tenant_id: str, job_id: str) -> bool:
+    """Whether a job is over: its outcome is stored, or it was dead-lettered."""
+    if session.get(OutcomeRecord, (tenant_id, job_id)) is not None:
+        return True
+    letter = select(DeadLetter.id).where(
+        DeadLetter.tenant_id == tenant_id, DeadLetter.job_id == job_id
+    )
+    return session.scalar(letter.limit(1)) is not None
+
+
 UNFINISHED = ("queued", "running")
 
 
