@@ -12,7 +12,7 @@ import json
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -55,11 +55,12 @@ class _Quiet(BaseHTTPRequestHandler):
 
 @dataclass(frozen=True)
 class Delivery:
-    """One webhook request as received."""
+    """One webhook request as received (``received_at``: ``time.monotonic()`` seconds)."""
 
     webhook_id: str
     body: dict[str, Any]
     verified: bool
+    received_at: float = field(default_factory=time.monotonic)
 
 
 class WebhookReceiver(_Server):
