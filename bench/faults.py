@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
     keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
     reports = []
-    print("| fault (outage) | " + " | ".join(COLUMNS) + " |")
-    print("|" + " --- |" * (len(COLUMNS) + 1))
+    print("| fault (outage) | " + " | ".join(COLUMNS) + " | outcomes by status |")
+    print("|" + " --- |" * (len(COLUMNS) + 2))
     try:
         with scripted_model() as llm:
             for fault in args.fault or FAULTS:
@@ -65,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
                                        threads=args.threads, workers=args.workers)  # fmt: skip
                 reports.append(report.as_dict())
                 row = [str(reports[-1][c]) for c in COLUMNS]
-                print(f"| {fault} ({OUTAGE_S[fault]:g} s) | " + " | ".join(row) + " |", flush=True)
+                statuses = ", ".join(f"{k} {v}" for k, v in reports[-1]["statuses"].items())
+                print(f"| {fault} ({OUTAGE_S[fault]:g} s) | " + " | ".join(row) + f" | {statuses} |",
+                      flush=True)  # fmt: skip
     finally:
         es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
         forget_tenant(settings, tenant)

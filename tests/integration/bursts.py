@@ -74,7 +74,8 @@ class BurstReport:
             order of their submission.
         drain_s: From the service's return to the last delivery (0 if all were
             delivered before it came back).
-        statuses: Outcome statuses of the delivered jobs, counted.
+        statuses: Outcomes of the delivered jobs by status and reason, counted
+            (``"answered"``, ``"abstained/retrieval_unavailable"``…).
     """
 
     fault: str
@@ -95,8 +96,9 @@ class BurstReport:
 
 
 def jitter_generator(user: str) -> dict[str, Any]:
-    """The generator's script: a short, random pause (so runs overlap), then the answer."""
-    time.sleep(random.uniform(0.0, 0.15))
+    """The generator's script: a random pause of 0.2 to 0.6 s (runs overlap, and a fault
+    finds runs in flight, as a CPU model's would be), then the answer."""
+    time.sleep(random.uniform(0.2, 0.6))
     return TORQUE_ANSWER
 
 
@@ -239,7 +241,10 @@ def run_burst(
             report.lost = jobs - report.delivered
             report.drain_s = round(max(0.0, last - back), 1)
             firsts = {d.body["job_id"]: d.body["status"] for d in reversed(ours)}
-            report.statuses = dict(Counter(firsts.values()))
+            report.statuses = dict(
+                Counter("/".join(filter(None, [d.body["status"], d.body.get("reason")]))
+                        for d in {d.body["job_id"]: d for d in reversed(ours)}.values())
+            )  # fmt: skip
         report.outcomes = _outcomes(database_url, keys.tenant_id, job_ids)
         _count_turns(report, database_url, keys.tenant_id, thread_ids, firsts, job_ids)
     finally:

@@ -28,6 +28,7 @@ from sqlalchemy import select
 
 from pipeline.graph import build_graph
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.integration.bursts import FAULTS, run_burst, scripted_model
 from tests.integration.graph_helpers import TORQUE_ANSWER, torque_model
 from tests.integration.harness import (
     ROOT,
@@ -422,3 +423,31 @@ def test_a_run_that_lost_its_lock_stops_before_its_next_write_and_its_retry_resu
     history = thread_state(settings.database_url, f"{corpus_tenant}:{thread}")["history"]
     assert [turn["question"] for turn in history] == [f"GATE-{marker} {TORQUE_Q}"]
     assert body["path"].count("finalize") == 1
+
+
+@pytest.fixture
+def burst_tenant(es: Any, settings: Settings) -> Iterator[Any]:
+    """A tenant of its own for a burst (the Elasticsearch fault closes its index)."""
+    from corpus import index_name, ingest_paths
+    from tests.conftest import DATA, forget_tenant
+
+    tenant = f"t-burst-{uuid.uuid4().hex[:8]}"
+    ingest_paths(es, tenant, [DATA / "corpus"], index_prefix=settings.index_prefix)
+    yield ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
+    es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+    forget_tenant(settings, tenant)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_burst_loses_doubles_and_reorders_nothing_when(
+    fault: str, burst_tenant: Any, tmp_path: Path
+) -> None:
+    with scripted_model() as llm:
+        report = run_burst(fault, burst_tenant, llm, tmp_path)
+    counts = (report.lost, report.duplicates, report.duplicated_turns, report.order_violations)
+    assert counts == (0, 0, 0, 0), report
+    assert report.outcomes == report.delivered == report.submitted == 20, report
+    assert report.missing_turns == 0, report
+    # Drained in seconds once the service is back: a lock its holder could not release no
+    # longer stalls a thread for the lock's TTL (60 s). (The figure itself: bench.faults.)
+    assert report.drain_s < 30, report
