@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
                 reports.append(report.as_dict())
                 row = [str(reports[-1][c]) for c in COLUMNS]
                 statuses = ", ".join(f"{k} {v}" for k, v in reports[-1]["statuses"].items())
-                print(f"| {fault} ({OUTAGE_S[fault]:g} s) | " + " | ".join(row) + f" | {statuses} |",
-                      flush=True)  # fmt: skip
+                cells = " | ".join([f"{fault} ({OUTAGE_S[fault]:g} s)", *row, statuses])
+                print(f"| {cells} |", flush=True)
     finally:
         es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
         forget_tenant(settings, tenant)
