@@ -8,6 +8,7 @@ fork (``worker_process_init``), never at import.
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 from typing import Any
 
 from celery import Celery
@@ -61,9 +62,20 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
+class CragCelery(Celery):
+    """The app; its worker's soft shutdown ends when its jobs do (:mod:`workers.shutdown`)."""
+
+    @cached_property
+    def Worker(self) -> Any:
+        """The worker class ``celery worker`` runs."""
+        from workers.shutdown import PromptShutdownWorker
+
+        return self.subclass_with_self(PromptShutdownWorker)
+
+
 def make_celery(settings: Settings) -> Celery:
     """Create the app and register the tasks."""
-    app = Celery("crag", set_as_current=True)
+    app = CragCelery("crag", set_as_current=True)
     app.conf.update(celery_config(settings))
     app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
     return app

@@ -303,7 +303,8 @@ def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
 ) -> None:
     keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
-    env = fleet_env(llm, shutdown_grace_s="4")
+    grace = 4 if not finishes else 30
+    env = fleet_env(llm, shutdown_grace_s=str(grace))
     marker = uuid.uuid4().hex[:8]
     entered, release = GATES[marker] = threading.Event(), threading.Event()
     with WebhookReceiver(secret) as sink:
@@ -311,13 +312,18 @@ def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
             job = submit(env, keys, sink, f"th-{marker}", f"GATE-{marker} {TORQUE_Q}")
             assert entered.wait(60), "the run never reached the generator"
             old.terminate()  # SIGTERM, as at a rolling update
+            stopping = time.monotonic()
             if finishes:
                 time.sleep(1)
-                release.set()  # the job ends within the 4 s grace
+                release.set()  # the job ends 1 s into the 30 s grace
             old.wait(timeout=60)
+            stopped_after = time.monotonic() - stopping
             release.set()
         with worker_fleet(env, tmp_path):  # the replacement worker
             [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+    if finishes:
+        # The worker exits once its job has ended, not when the grace period has.
+        assert stopped_after < grace / 2, stopped_after
     assert body["status"] == "answered"
     assert body["resumed"] is (not finishes)  # handed back: resumed from its checkpoint
     graders = [user for role, user in llm.model.calls if marker in user and role == "grader"]
