@@ -20,6 +20,10 @@ from workers.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 
+LEASE_RENEW_S = 10
+"""How often a worker renews the leases of the messages it holds and looks for lapsed ones
+(kombu's ``unacked_restore_interval``), seconds."""
+
 DELIVER_TASK = "crag.deliver_outcome"
 SWEEP_TASK = "crag.retention_sweep"
 
@@ -32,8 +36,14 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "broker_transport": "workers.broker:Transport",
         "worker_consumer": "workers.consumer:DeadLetteringConsumer",
         "broker_connection_retry_on_startup": True,
-        # Longer than the longest run, or Redis would redeliver a job still running.
-        "broker_transport_options": {"visibility_timeout": settings.visibility_timeout_s},
+        # Held messages' leases are renewed every restore interval (workers/broker.py), so
+        # the visibility timeout only covers missed renewals: a lost host's jobs come back
+        # after visibility_timeout + unacked_restore_interval.
+        "broker_transport_options": {
+            "visibility_timeout": settings.visibility_timeout_s,
+            "unacked_restore_interval": LEASE_RENEW_S,
+            "unacked_restore_throttle": 1,
+        },
         "task_serializer": "json",
         "accept_content": ["json"],
         "task_ignore_result": True,

@@ -9,6 +9,9 @@ worker, and the message is gone. This transport instead turns:
 - anything else into a ``crag.record_dead_letter`` message carrying the raw text and why it
   was refused, so it ends as a dead letter with its reason.
 
+It renews a lease on every message a worker holds (:class:`QoS`), so a lost worker host's
+jobs come back in minutes rather than after an hour-long visibility timeout.
+
 It also keeps messages a worker held when Redis went away. On a lost connection kombu
 puts the worker's unacknowledged messages back on their queues, but Redis is down at that
 moment, so the restore fails and kombu forgets them: they would sit in the ``unacked`` hash
@@ -26,6 +29,7 @@ import base64
 import json
 import logging
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -122,7 +126,44 @@ _orphans_lock = threading.Lock()
 
 
 class QoS(kombu_redis.QoS):
-    """kombu's Redis QoS, remembering what it could not restore while Redis was down."""
+    """kombu's Redis QoS with leases on held messages, remembering failed restores.
+
+    **Restores.** What it could not restore while Redis was down is put back on reconnect.
+
+    **Leases.** kombu redelivers an unacknowledged message once its ``unacked_index`` score
+    (the time it was delivered) is older than the visibility timeout, so that timeout had to
+    exceed the longest run (an hour), and a lost worker host left its jobs for that long.
+    Here the worker's main process renews the score of every message it holds (running or
+    reserved) each time kombu's restore timer fires (``unacked_restore_interval``), so the
+    timeout only has to cover a missed renewal: a live worker's messages are never
+    redelivered, and a lost host's come back after the visibility timeout plus one restore
+    interval (:func:`workers.app.celery_config`).
+    """
+
+    def restore_visible(self, start: int = 0, num: int = 10, interval: int = 10) -> None:
+        """Renew this worker's leases, then restore messages whose lease lapsed (kombu)."""
+        self.renew_leases()
+        super().restore_visible(start, num, interval)
+
+    def renew_leases(self) -> int:
+        """Set the ``unacked_index`` score of every message this channel holds to now.
+
+        Only tags still in the index are touched (``ZADD XX``): one acknowledged meanwhile
+        is not brought back. Returns how many tags were renewed; Redis errors are logged
+        (the next timer tick tries again).
+        """
+        delivered: Any = self._delivered
+        tags = list(delivered)
+        if not tags:
+            return 0
+        now = time.time()
+        try:
+            with self.channel.conn_or_acquire() as client:
+                client.zadd(self.unacked_index_key, dict.fromkeys(tags, now), xx=True)
+        except self.channel.connection_errors as exc:
+            log.warning("could not renew the leases of %d message(s): %s", len(tags), exc)
+            return 0
+        return len(tags)
 
     def restore_unacked(self, client: Any = None) -> None:
         """Restore this channel's unacknowledged messages, or remember them for later."""

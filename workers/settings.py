@@ -116,7 +116,10 @@ class Settings(BaseSettings):
         "seconds (it is also woken as soon as the job before it ends).",
     )
     visibility_timeout_s: int = Field(
-        3600, ge=1, description="Redis redelivers an unacknowledged job after this; > longest run."
+        120,
+        ge=10,
+        description="A held job whose lease was not renewed for this long is redelivered "
+        "(a lost worker host); live workers renew every 10 s, so it need not exceed a run.",
     )
     job_max_retries: int = Field(10, ge=0, description="Retries of a transiently failing job.")
     retry_backoff_s: float = Field(2.0, gt=0, description="Backoff factor for retries, seconds.")

@@ -457,3 +457,34 @@ def test_a_burst_loses_doubles_and_reorders_nothing_when(
     # Drained in seconds once the service is back: a lock its holder could not release no
     # longer stalls a thread for the lock's TTL (60 s). (The figure itself: bench.faults.)
     assert report.drain_s < 30, report
+
+
+def test_a_live_worker_keeps_its_job_past_the_visibility_timeout_and_a_lost_host_gives_it_up(
+    llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path
+) -> None:
+    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    env = fleet_env(llm, visibility_timeout_s="10")
+    marker = uuid.uuid4().hex[:8]
+    entered, release = GATES[marker] = threading.Event(), threading.Event()
+    logs_b = tmp_path / "b"
+    logs_b.mkdir()
+    with WebhookReceiver(keys.webhook_secret) as sink, worker_fleet(env, tmp_path) as [host_a]:
+        job = submit(env, keys, sink, f"th-{marker}", f"GATE-{marker} {TORQUE_Q}")
+        assert entered.wait(60), "the run never reached the generator"
+        with worker_fleet(env, logs_b):
+            # Twice the visibility timeout plus a restore interval: the lease is renewed,
+            # so the job is not handed to the idle worker while A still runs it.
+            time.sleep(2 * 10 + 10 + 2)
+            assert "Task crag.answer_question[" not in log_text(logs_b)
+            # The whole host A is lost: its pool process and its main process.
+            subprocess.run(["pkill", "-KILL", "-P", str(host_a.pid)], check=False)
+            host_a.kill()
+            lost_at = time.monotonic()
+            release.set()  # for the run that resumes on B
+            [body] = deliveries_once(sink, [job.job_id], timeout_s=90)
+            took = time.monotonic() - lost_at
+        release.set()
+    assert body["status"] == "answered" and body["resumed"] is True
+    # Picked up within the visibility timeout plus a restore interval (and the heartbeat
+    # of the dead holder's lock), not after an hour.
+    assert took < 10 + 10 + 15, took
