@@ -60,19 +60,36 @@ class TestJudgeFailurePolicy:
         assert [c["ok"] for c in state["calls"] if c["kind"] == "grader"].count(False) == k
 
     def test_grader_unparseable_twice_counts_as_not_relevant(self, deps_for: Any) -> None:
+        bad_chunk: list[str] = []
+
+        def grade(user: str) -> Any:
+            # Every reply about one chunk without the answer is unusable; the rest grade.
+            source = user.split("<source", 1)[-1]
+            if not bad_chunk and "newton metres" not in source:
+                bad_chunk.append(source)
+            return NOT_JSON if bad_chunk == [source] else grade_by_keyword("newton metres")(user)
+
         model = ScriptedChatModel(
             script={
                 "router": [route("vectorstore")],
-                "grader": grader_failing_first(99),
-                "rewriter": [
-                    {"query": "fastener torque value"},
-                    {"query": "rotor bolt tightening"},
-                ],
+                "grader": grade,
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
             }
         )
         state = run_turn(deps_for(model), TORQUE_Q)
-        assert state["outcome"]["reason"] == "no_relevant_sources"
+        [unusable] = [g for g in state["graded"] if "invalid grader reply" in g["reason"]]
+        assert (unusable["score"], unusable["relevant"], unusable["usable"]) == (0.0, False, False)
+        assert state["outcome"]["status"] == "answered"  # the other chunks carried the turn
+
+    def test_no_usable_grader_reply_abstains_model_unusable(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={"router": [route("vectorstore")], "grader": grader_failing_first(99)}
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+        assert state["outcome"]["reason"] == "model_unusable"
         assert all("invalid grader reply" in g["reason"] for g in state["graded"])
+        assert "rewriter" not in calls_by_kind(state["calls"])  # a broken model is not retried
 
     def test_verifier_unparseable_twice_fails_closed(self, deps_for: Any) -> None:
         model = ScriptedChatModel(
@@ -114,7 +131,12 @@ def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: 
             for i in range(w)
         ]
     )
-    grade_index = grader_failing_first(99)
+    seen: Counter[str] = Counter()
+
+    def grade_index(user: str) -> Any:  # each ask: unusable, then a usable "not relevant"
+        seen[user] += 1
+        return NOT_JSON if seen[user] % 2 else grade_by_keyword("WEBFACT")(user)
+
     grade_web = grader_failing_first(1, keyword="WEBFACT")
     model = ScriptedChatModel(
         script={
