@@ -152,6 +152,45 @@ def measure_false_redactions(redactor: Redactor, questions: Sequence[Question]) 
     return NoiseReport(len(questions), tuple(flagged))
 
 
+@dataclass(frozen=True)
+class TermReport:
+    """Technical terms still in what the provider receives: ``kept`` of ``total``.
+
+    Attributes:
+        kept: Labelled terms found verbatim in the search text.
+        total: Labelled terms.
+        lost: ``(question, term, search text)`` for each term that did not reach it.
+    """
+
+    kept: int
+    total: int
+    lost: tuple[tuple[str, str, str], ...]
+
+    @property
+    def share(self) -> float:
+        """``kept / total`` in [0, 1]; 1.0 when no term is labelled."""
+        return self.kept / self.total if self.total else 1.0
+
+
+def measure_terms(redactor: Redactor, questions: Iterable[Question]) -> TermReport:
+    """Count the labelled technical terms that survive into ``search_text`` verbatim.
+
+    A term counts as kept only when it appears whole (a version cut short or a package
+    name split by a placeholder is lost), so this is a lower bound on what a search keeps.
+    """
+    kept = total = 0
+    lost = []
+    for question in questions:
+        search_text = redactor.redact(question.text).search_text
+        for term in question.terms:
+            total += 1
+            if term in search_text:
+                kept += 1
+            else:
+                lost.append((question.text, term, search_text))
+    return TermReport(kept, total, tuple(lost))
+
+
 def surviving_fragments(item: PiiValue, search_text: str, baseline: str) -> tuple[str, ...]:
     """Fragments of ``item`` found more often in ``search_text`` than in ``baseline``.
 

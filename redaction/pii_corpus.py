@@ -7,7 +7,9 @@ Format, one JSON object per line::
              {"type": "CREDIT_CARD", "value": "4111 1111 1111 1111"}]}
 
 ``pii`` lists every personal-data value embedded in ``text``, each an exact substring of it;
-it is empty or absent for a question that carries none (the technical set).
+it is empty or absent for a question that carries none (the technical set). ``terms``
+(optional; ``tests/data/egress``) lists the technical words a web search for the question
+needs, each an exact substring too.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ PII_TYPES: tuple[str, ...] = (
     "NATIONAL_ID",
     "IP_ADDRESS",
     "STREET_ADDRESS",
+    "PASSPORT",
+    "DATE_OF_BIRTH",
+    "ACCOUNT_ID",
+    "LICENSE_PLATE",
 )
 """Corpus labels: what the requirement lists, not Presidio's entity names (one label
 ``NATIONAL_ID`` covers ``US_SSN``, ``UK_NHS``, ``ES_NIF`` and the other country ids)."""
@@ -49,6 +55,7 @@ class Question:
 
     text: str
     pii: tuple[PiiValue, ...] = ()
+    terms: tuple[str, ...] = ()
 
 
 class CorpusError(ValueError):
@@ -66,7 +73,7 @@ def load_questions(path: Path) -> list[Question]:
 
     Raises:
         CorpusError: A line is not JSON, has no ``text``, uses a type outside
-            :data:`PII_TYPES`, or labels a value that is not a substring of its text.
+            :data:`PII_TYPES`, or labels a value or term that is not a substring of its text.
     """
     questions = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -77,6 +84,7 @@ def load_questions(path: Path) -> list[Question]:
             raw = json.loads(line)
             text = raw["text"]
             pii = tuple(PiiValue(item["type"], item["value"]) for item in raw.get("pii", []))
+            terms = tuple(str(term) for term in raw.get("terms", []))
         except (ValueError, KeyError, TypeError) as exc:
             raise CorpusError(f"{where}: not a question record ({exc})") from exc
         for item in pii:
@@ -84,5 +92,8 @@ def load_questions(path: Path) -> list[Question]:
                 raise CorpusError(f"{where}: unknown type {item.type!r}")
             if item.value not in text:
                 raise CorpusError(f"{where}: {item.value!r} is not in the text")
-        questions.append(Question(text, pii))
+        for term in terms:
+            if term not in text:
+                raise CorpusError(f"{where}: term {term!r} is not in the text")
+        questions.append(Question(text, pii, terms))
     return questions

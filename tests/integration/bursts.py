@@ -42,6 +42,7 @@ from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import Tenant
 from workers.demo_services import WebhookReceiver
 from workers.intake import ask
+from workers.jobs import Job
 from workers.resources import make_checkpointer
 from workers.settings import Settings
 from workers.tenants import TenantKeys
@@ -299,6 +300,23 @@ class _Breaker:
             self.done.set()
 
 
+def submit(
+    env: dict[str, str], keys: Any, sink: WebhookReceiver, thread: str, question: str,
+    **options: Any,
+) -> Job:  # fmt: skip
+    """Sign and enqueue a question on the fleet's queue (``env``), delivered to ``sink``."""
+    return ask(
+        producer(env.get("CRAG_REDIS_URL") or Settings().redis_url),
+        env["CRAG_QUEUE"],
+        keys.tenant_id,
+        thread,
+        question,
+        webhook_url=sink.url,
+        key=keys.submission_key,
+        **options,
+    )
+
+
 def _submit(env: dict[str, str], keys: TenantKeys, sink: WebhookReceiver, thread: str,
             question: str) -> str:  # fmt: skip
     """Enqueue as an upstream system would: on a refused connection, try again (same
@@ -306,17 +324,7 @@ def _submit(env: dict[str, str], keys: TenantKeys, sink: WebhookReceiver, thread
     job_id = str(uuid.uuid4())
     for attempt in range(100):
         try:
-            ask(
-                producer(env.get("CRAG_REDIS_URL") or Settings().redis_url),
-                env["CRAG_QUEUE"],
-                keys.tenant_id,
-                thread,
-                question,
-                webhook_url=sink.url,
-                key=keys.submission_key,
-                job_id=job_id,
-            )
-            return job_id
+            return submit(env, keys, sink, thread, question, job_id=job_id).job_id
         except Exception:  # Redis is restarting
             if attempt == 99:
                 raise

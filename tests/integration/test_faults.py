@@ -28,14 +28,20 @@ from sqlalchemy import select
 
 from pipeline.graph import build_graph
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.bursts import FAULTS, run_burst, scripted_model
+from tests.integration.bursts import (
+    FAULTS,
+    fleet_env,
+    pool_children,
+    run_burst,
+    scripted_model,
+    submit,
+)
 from tests.integration.graph_helpers import TORQUE_ANSWER, torque_model
 from tests.integration.harness import (
     ROOT,
     ScratchPostgres,
     ScratchRedis,
     free_port,
-    producer,
     wait_until,
     worker_fleet,
 )
@@ -45,8 +51,6 @@ from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import JobRecord, Tenant
 from workers.demo_services import WebhookReceiver
-from workers.intake import ask
-from workers.jobs import Job
 from workers.resources import make_checkpointer
 from workers.settings import Settings
 
@@ -74,37 +78,6 @@ def generator(user: str) -> dict[str, Any]:
 def llm() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer(torque_model(generator)) as server:
         yield server
-
-
-def fleet_env(llm: FakeOpenAIServer, **settings: str) -> dict[str, str]:
-    """Worker environment: private queues, quick retries, the scripted model, no web."""
-    suffix = uuid.uuid4().hex[:8]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
-    env |= {
-        "CRAG_LLM_BASE_URL": llm.base_url,
-        "CRAG_QUEUE": f"crag.questions.fault-{suffix}",
-        "CRAG_DELIVERY_QUEUE": f"crag.deliveries.fault-{suffix}",
-        "CRAG_RETRY_BACKOFF_S": "1",
-        "CRAG_RETRY_BACKOFF_MAX_S": "3",
-        "CRAG_THREAD_POLL_S": "2",
-        "CRAG_TRACE_CONSOLE": "false",
-    }
-    return env | {f"CRAG_{k.upper()}": v for k, v in settings.items()}
-
-
-def submit(
-    env: dict[str, str], keys: Any, sink: WebhookReceiver, thread: str, question: str
-) -> Job:
-    """Sign and enqueue a question on the fleet's queue, delivered to ``sink``."""
-    return ask(
-        producer(env.get("CRAG_REDIS_URL") or Settings().redis_url),
-        env["CRAG_QUEUE"],
-        keys.tenant_id,
-        thread,
-        question,
-        webhook_url=sink.url,
-        key=keys.submission_key,
-    )
 
 
 def deliveries_once(sink: WebhookReceiver, job_ids: list[str], timeout_s: float) -> list[Any]:
@@ -344,14 +317,6 @@ def wait_for_checkpoint(database_url: str, thread_id: str, node: str) -> None:
         )
 
 
-def pool_children(worker: subprocess.Popen[bytes]) -> list[int]:
-    """Pids of a worker's pool processes (the Celery main process is ``worker`` itself)."""
-    found = subprocess.run(
-        ["pgrep", "-P", str(worker.pid)], capture_output=True, text=True, check=False
-    )
-    return [int(pid) for pid in found.stdout.split()]
-
-
 @pytest.mark.parametrize("when", ["idle", "mid-job"])
 def test_a_killed_pool_process_is_replaced_and_its_job_answered_once(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, when: str
@@ -361,7 +326,7 @@ def test_a_killed_pool_process_is_replaced_and_its_job_answered_once(
     marker = uuid.uuid4().hex[:8]
     entered, release = GATES[marker] = threading.Event(), threading.Event()
     with worker_fleet(env, tmp_path) as [worker], WebhookReceiver(keys.webhook_secret) as sink:
-        [child] = pool_children(worker)
+        [child] = pool_children(worker.pid)
         if when == "idle":
             os.kill(child, 9)
             job = submit(env, keys, sink, f"th-{marker}", TORQUE_Q)
@@ -375,7 +340,7 @@ def test_a_killed_pool_process_is_replaced_and_its_job_answered_once(
         [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
         took = time.monotonic() - killed
         assert worker.poll() is None
-        [replacement] = pool_children(worker)
+        [replacement] = pool_children(worker.pid)
         assert replacement != child
     release.set()
     assert body["status"] == "answered"

@@ -13,6 +13,7 @@ from pipeline.deps import Redaction
 from redaction.evaluate import (
     measure_false_redactions,
     measure_recall,
+    measure_terms,
     redacted_spans,
     surviving_fragments,
 )
@@ -127,6 +128,7 @@ class TestLoader:
             ({"pii": []}, "not a question record"),
             ({"text": "Ann", "pii": [{"type": "NAME", "value": "Ann"}]}, "unknown type"),
             ({"text": "Ann", "pii": [{"type": "PERSON", "value": "Bob"}]}, "not in the text"),
+            ({"text": "Why Kafka?", "terms": ["Kafka 3.7"]}, "term 'Kafka 3.7' is not in"),
         ],
     )
     def test_rejects_bad_lines_with_their_number(
@@ -136,3 +138,28 @@ class TestLoader:
         path.write_text(json.dumps({"text": "ok"}) + "\n" + json.dumps(row) + "\n")
         with pytest.raises(CorpusError, match=re.escape("q.jsonl:2: ") + ".*" + problem):
             load_questions(path)
+
+
+class TestTerms:
+    def test_a_term_counts_only_when_it_reaches_the_search_text_whole(self) -> None:
+        question = Question(
+            f"Ivan Petrov paid with {CARD} on Stripe API 2024-06-20; why twice?",
+            (PiiValue("PERSON", "Ivan Petrov"),),
+            ("Stripe", "API 2024-06-20"),
+        )
+        kept = measure_terms(Replace("Ivan Petrov"), [question])
+        assert (kept.kept, kept.total, kept.lost) == (2, 2, ())
+        cut = measure_terms(Replace("Ivan Petrov", "2024-06-20"), [question])
+        assert (cut.kept, cut.total) == (1, 2)
+        assert [term for _, term, _ in cut.lost] == ["API 2024-06-20"]
+
+
+@pytest.mark.parametrize(
+    "name", ["personal.dev", "personal.heldout", "technical.dev", "technical.heldout"]
+)
+def test_the_egress_corpus_loads(name: str) -> None:
+    questions = load_questions(Path(__file__).parents[1] / "data" / "egress" / f"{name}.jsonl")
+    assert len(questions) >= 50
+    assert all(q.terms for q in questions)
+    carrying = [bool(q.pii) for q in questions]
+    assert all(carrying) if name.startswith("personal") else not any(carrying)
