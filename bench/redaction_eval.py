@@ -45,7 +45,8 @@ def print_recall(report: RecallReport) -> None:
     """Print recall per type, then every value that reached the provider."""
     print(f"{'type':<16}{'caught':>8}{'total':>7}{'recall':>9}")
     for row in report.by_type:
-        print(f"{row.type:<16}{row.caught:>8}{row.total:>7}{row.recall:>9.1%}")
+        if row.total:  # the corpus may not carry every type
+            print(f"{row.type:<16}{row.caught:>8}{row.total:>7}{row.recall:>9.1%}")
     caught = sum(row.caught for row in report.by_type)
     total = sum(row.total for row in report.by_type)
     print(f"{'all':<16}{caught:>8}{total:>7}{caught / total if total else 1.0:>9.1%}")
