@@ -191,22 +191,32 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
         thread_local=False,
     )
     if not guard.acquire(blocking=False):
-        return {"status": "in_progress"}  # another task is posting it right now
+        # Another task is posting it right now; it delivers, dead-letters or sends its own
+        # retry after releasing the guard, so this duplicate can end.
+        return {"status": "in_progress"}
     try:
-        return _deliver(self, res, tenant_id, job_id)
+        result, retry_in_s = _deliver(res, self.request.retries, tenant_id, job_id)
     finally:
         guard.release()
+    if retry_in_s is not None:
+        # Only now, with the guard free: a retry sent while it was held could run at once
+        # (full jitter draws 0 s), find the guard taken and end, and the delivery was lost.
+        raise self.retry(countdown=retry_in_s)
+    return result
 
 
-def _deliver(self: Task, res: Resources, tenant_id: str, job_id: str) -> dict[str, Any]:
+def _deliver(
+    res: Resources, retries: int, tenant_id: str, job_id: str
+) -> tuple[dict[str, Any], float | None]:
+    """One delivery attempt under the guard: ``(task result, seconds to retry or None)``."""
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
         tenant = repo.get_tenant(session, tenant_id)
         job = repo.get_job(session, tenant_id, job_id)
         if outcome is None or tenant is None or job is None or not job.webhook_url:
-            return {"status": "nothing_to_deliver"}
+            return {"status": "nothing_to_deliver"}, None
         if outcome.delivery_status != "pending":
-            return {"status": outcome.delivery_status}
+            return {"status": outcome.delivery_status}, None
         attempt = repo.count_attempts(session, tenant_id, job_id) + 1
         url, secret, allow = job.webhook_url, tenant.webhook_secret, tenant.webhook_allowlist
         msg_id, body = outcome.webhook_id, outcome.body
@@ -214,7 +224,7 @@ def _deliver(self: Task, res: Resources, tenant_id: str, job_id: str) -> dict[st
         res.http, url, secret, msg_id, body, res.settings.webhook_timeout_s, allow
     )
     exhausted = not result.ok and (
-        result.permanent or self.request.retries + 1 >= res.settings.webhook_max_attempts
+        result.permanent or retries + 1 >= res.settings.webhook_max_attempts
     )
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)
@@ -242,12 +252,12 @@ def _deliver(self: Task, res: Resources, tenant_id: str, job_id: str) -> dict[st
                 job_id,
             )
     if result.ok:
-        return {"status": "delivered", "attempt": attempt}
+        return {"status": "delivered", "attempt": attempt}, None
     if exhausted:
         log.error("webhook for job %s dead-lettered: %s", job_id, result.error)
-        return {"status": "dead_letter", "reason": result.error}
-    wait = max(backoff(res, self.request.retries), result.retry_after_s or 0)
-    raise self.retry(countdown=min(wait, res.settings.retry_backoff_max_s))
+        return {"status": "dead_letter", "reason": result.error}, None
+    wait = max(backoff(res, retries), result.retry_after_s or 0)
+    return {"status": "retrying", "attempt": attempt}, min(wait, res.settings.retry_backoff_max_s)
 
 
 @shared_task(name="crag.retention_sweep", bind=True, acks_late=True)
