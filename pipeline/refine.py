@@ -29,13 +29,18 @@ GRADER_CHARS = 480
 
 
 class Strip:
-    """One sentence of a chunk and the label (heading or term line) it falls under."""
+    """One sentence of a chunk and the label (heading or term line) it falls under.
 
-    __slots__ = ("label", "text")
+    ``term`` is true when the label is a term line (``max_wal_size (integer)``), not a
+    Markdown heading.
+    """
 
-    def __init__(self, text: str, label: str | None) -> None:
+    __slots__ = ("label", "term", "text")
+
+    def __init__(self, text: str, label: str | None, term: bool = False) -> None:
         self.text = text
         self.label = label
+        self.term = term
 
 
 def is_label(line: str) -> bool:
@@ -53,14 +58,15 @@ def strips(text: str) -> list[Strip]:
     """
     out: list[Strip] = []
     label: str | None = None
+    term = False
     for line in text.split("\n"):
         line = line.strip()
         if not line or line.startswith("```"):
             continue
         if is_label(line):
-            label = line.lstrip("#").strip()
+            label, term = line.lstrip("#").strip(), not line.startswith("#")
             continue
-        out.extend(Strip(s.strip(), label) for s in _SENTENCE.split(line) if s.strip())
+        out.extend(Strip(s.strip(), label, term) for s in _SENTENCE.split(line) if s.strip())
     return out
 
 
@@ -80,15 +86,28 @@ def _render(chosen: list[Strip]) -> str:
 
 
 def _overlap(strip: Strip, terms: set[str]) -> int:
-    return len(content_terms(strip.text) & terms)
+    """Terms the sentence shares with the question, plus one when its term line shares any.
+
+    Reference pages name the subject once, in the term line, and then say "The default is
+    1 GB." under it: that sentence shares only "default" with "What is the default
+    max_wal_size?", and without the label's term it was dropped while a sentence about
+    "non-default values" of the same setting stayed. The label counts once, not per term,
+    so a sentence under a matching label still needs a term of its own to pass
+    :data:`MIN_OVERLAP`; a Markdown heading does not count (a page's title matches
+    nearly every question put to the page).
+    """
+    own = len(content_terms(strip.text) & terms)
+    labelled = strip.term and bool(content_terms(strip.label or "") & terms)
+    return own + int(labelled)
 
 
 def refine(doc: Document, question_terms: set[str]) -> Document:
     """Return ``doc`` with the sentences that share too few terms with the question removed.
 
     A sentence stays when it shares at least ``min(MIN_OVERLAP, len(question_terms))``
-    content terms with the question (its label's terms do not count: every sentence
-    under a matching heading would pass); when none does, the
+    content terms with the question, a term line above it that shares any counting as one
+    term (see :func:`_overlap`; headings do not count: every sentence under a matching
+    heading would pass); when none does, the
     best-overlapping one stays, so a chunk the grader kept is never emptied. Order is
     preserved and each kept sentence keeps its label.
 

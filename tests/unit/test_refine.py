@@ -70,3 +70,23 @@ class TestExcerpt:
     def test_a_sentence_longer_than_the_budget_is_cut_at_a_word(self) -> None:
         shown = excerpt(doc("word " * 100 + "end."), content_terms("word"), max_chars=50)
         assert len(shown["text"]) <= 52 and shown["text"].endswith(" …")
+
+
+# As the PostgreSQL manual states a setting's default: once, under the setting's term line.
+WAL = (
+    "max_wal_size (integer)\n\nMaximum size to let the WAL grow during automatic checkpoints. "
+    "This is a soft limit. The default is 1 GB. Increasing this parameter can increase the "
+    "amount of time needed for crash recovery.\n\n"
+    "min_wal_size (integer)\n\nAs long as WAL disk usage stays below this setting, old WAL "
+    "files are recycled. The default is 80 MB."
+)
+
+
+def test_a_sentence_under_the_questions_own_term_line_needs_one_term_of_its_own() -> None:
+    text = refine(doc(WAL), content_terms("What is the default max_wal_size?"))["text"]
+    assert "The default is 1 GB." in text
+    assert text.index("max_wal_size (integer):") < text.index("1 GB")
+    # Another setting's default shares "default" alone: its label does not match.
+    assert "80 MB" not in text
+    # Under the matching label, a sentence with no term of the question still goes.
+    assert "crash recovery" not in text
