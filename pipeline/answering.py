@@ -20,6 +20,7 @@ from pipeline.grounding import (
     citation_problems,
     cited_numbers,
     published_answer,
+    resolution_problem,
     support_problems,
 )
 from pipeline.history import earlier_answer
@@ -126,10 +127,11 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
 
 @traced_node("verify")
 def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Check the answer: citations in code first (free), then one verifier call.
+    """Check the answer: citations and lexical support in code first (free), then one call.
 
     The verifier judges each claim against only the chunks it cites, and whether the
-    answer resolves the question.
+    answer resolves the question; a question asking for a quantity is resolved only by
+    claims that state one (:func:`~pipeline.grounding.resolution_problem`, in code).
     """
     deps = runtime.context
     generation = state["generation"]
@@ -176,13 +178,14 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     feedback = (
         "unsupported claims: " + "; ".join(claims[i - 1][0] for i in failing) if failing else ""
     )
-    if not verdict.resolves_question:
-        feedback = (
-            feedback + "; " if feedback else ""
-        ) + "the answer does not resolve the question"
+    unresolved = resolution_problem(asked(state), generation)
+    if unresolved or not verdict.resolves_question:
+        feedback = (feedback + "; " if feedback else "") + (
+            unresolved or "the answer does not resolve the question"
+        )
     return update | {
         "grounded": not failing,
-        "resolves": verdict.resolves_question,
+        "resolves": verdict.resolves_question and unresolved is None,
         "feedback": feedback,
     }
 

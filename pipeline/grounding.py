@@ -11,7 +11,15 @@ import unicodedata
 from collections.abc import Collection, Mapping
 
 from pipeline.documents import Document
-from pipeline.lexical import is_degenerate, numbers, support_ratio, unsupported_words
+from pipeline.lexical import (
+    asks_for_quantity,
+    identifiers,
+    is_degenerate,
+    numbers,
+    states_quantity,
+    support_ratio,
+    unsupported_words,
+)
 from pipeline.state import Generation
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -56,12 +64,15 @@ def citation_problems(
 def support_problems(
     generation: Generation, by_id: Mapping[str, Document], min_support: float
 ) -> list[str]:
-    """Lexical grounding: each claim's numbers and most of its words must be in its sources.
+    """Lexical grounding: each claim's numbers, names and most of its words must be in its sources.
 
     A number the cited chunks never mention is the commonest hallucination, and a claim that
     shares few words with its chunks is rarely supported by them; both fail here, before the
     verifier model is asked (a pre-filter, not a replacement for it), and so does a claim
-    with words in a non-Latin script that its chunks do not contain.
+    that names a setting, function or option its chunks never mention ("The pg_stat_io view
+    provides the columns and rows of the view", cited to a page about another view, shares
+    four of its five terms with it), and a claim with words in a non-Latin script that its
+    chunks do not contain.
 
     Args:
         generation: A generation that passed :func:`citation_problems`.
@@ -75,14 +86,34 @@ def support_problems(
     for i, claim in enumerate(generation["claims"], start=1):
         evidence = " ".join(by_id[s]["text"] for s in claim["source_ids"] if s in by_id)
         missing = sorted(numbers(claim["text"]) - numbers(evidence))
+        lowered = evidence.lower()
+        unnamed = sorted(n for n in identifiers(claim["text"]) if n not in lowered)
         foreign = unsupported_words(claim["text"], evidence)
         if missing:
             problems.append(f"claim {i} states {', '.join(missing)}, absent from its sources")
+        elif unnamed:
+            problems.append(f"claim {i} names {', '.join(unnamed)}, absent from its sources")
         elif foreign:
             problems.append(f"claim {i} has words its sources do not: {' '.join(foreign)}")
         elif support_ratio(claim["text"], evidence) < min_support:
             problems.append(f"claim {i} is mostly not in the sources it cites")
     return problems
+
+
+def resolution_problem(question: str, generation: Generation) -> str | None:
+    """Why the claims cannot resolve ``question`` whatever their grounding, if they cannot.
+
+    A question that asks for a quantity ("how many", "how long", "what port") is not
+    answered by claims that state none: the 1.5B model, given sources that lack the
+    figure, wrote true sentences from the right neighbourhood instead ("pg_basebackup
+    needs a replication connection"), and the verifier accepted them as resolving it.
+    Checked in code, at no model cost; the verifier still judges every other question.
+    """
+    if asks_for_quantity(question) and not any(
+        states_quantity(c["text"]) for c in generation["claims"]
+    ):
+        return "the question asks for a quantity and no claim states one"
+    return None
 
 
 def published_answer(generation: Generation) -> str:

@@ -39,6 +39,54 @@ def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text))
 
 
+_IDENTIFIER = re.compile(
+    r"(?<![\w.\\-])(?:"
+    r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)*_[A-Za-z0-9_.]*[A-Za-z0-9]"  # max_wal_size
+    r"|[A-Za-z][A-Za-z0-9]*_?[A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)*"
+    r"|--?[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]"  # --jobs, -j is too short to count
+    r"|\\[A-Za-z]+"  # psql's \timing
+    r")"
+)
+_NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "etc", "vs"})
+
+
+def identifiers(text: str) -> set[str]:
+    """Names of settings, functions, options and commands written in ``text``, lower-cased.
+
+    ``max_wal_size``, ``pg_stat_statements.max``, ``gc.auto``, ``--jobs``, ``\\timing``: the
+    spellings a reader copies into a configuration file or a shell. Like a number, such a
+    name is a precise fact, so a claim that names one its sources never mention is not
+    supported by them, however many of its other words they share. Plain words, numbers
+    and abbreviations (``e.g.``) are not identifiers.
+    """
+    found = {m.group(0).lower() for m in _IDENTIFIER.finditer(text)}
+    return {f for f in found if f not in _NOT_IDENTIFIERS and len(f) > 2}
+
+
+_QUANTITY_QUESTION = re.compile(
+    r"\bhow (?:many|much|long|large|big|often|far|old|high|low|small)\b"
+    r"|\bwhat (?:port|size|percentage|number|amount)\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety|hundred|thousand|million|billion|half|twice|once|"
+    r"unlimited|no limit|none)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_quantity(question: str) -> bool:
+    """True for a question whose answer is a quantity ("how many", "how long", "what port")."""
+    return bool(_QUANTITY_QUESTION.search(question))
+
+
+def states_quantity(text: str) -> bool:
+    """True when ``text`` states a quantity: a digit, or a number word ("three", "once")."""
+    return bool(_NUMBER.search(text) or _NUMBER_WORDS.search(text))
+
+
 def is_degenerate(text: str, min_words: int = 12, min_distinct: float = 0.4) -> bool:
     """True for text that loops: a word three times in a row, or few distinct words.
 

@@ -256,6 +256,27 @@ class TestVerification:
         ]
         assert (state["rewrites"], state["generations"]) == (1, 2)
 
+    def test_a_quantity_question_answered_without_a_figure_is_off_target(
+        self, deps_for: Any
+    ) -> None:
+        vague = answer(("The rotor shaft fastener must be tightened with a torque wrench.", [1]))
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [vague, vague],
+                "verifier": [verdict(True), verdict(True)],  # a verifier that accepts it
+                "rewriter": [{"query": "rotor fastener tightening torque value"}],
+            }
+        )
+        deps = deps_for(model, limits=Limits(max_rewrites=1))
+        state = run_turn(deps, "How much torque does the rotor shaft fastener need?")
+
+        assert state["trace"][-4:] == ["assess_grades", "generate", "verify", "abstain"]
+        assert "rewrite_query" in state["trace"]
+        assert state["outcome"]["reason"] == "off_target"
+        assert "asks for a quantity and no claim states one" in state["outcome"]["detail"]
+
 
 class TestRoutingRules:
     def test_with_web_off_the_rules_route_without_asking_the_router(self, deps_for: Any) -> None:

@@ -11,9 +11,10 @@ from pipeline.grounding import (
     cited_numbers,
     normalise_query,
     published_answer,
+    resolution_problem,
     support_problems,
 )
-from pipeline.lexical import keeps_the_message
+from pipeline.lexical import asks_for_quantity, identifiers, keeps_the_message, states_quantity
 
 
 def gen(answer: str, *claims: tuple[str, list[str]], sources: tuple[str, ...] = ("a", "b")) -> Any:
@@ -109,6 +110,67 @@ class TestSupportProblems:
     def test_accented_latin_is_checked_like_ascii(self) -> None:
         g = gen("", ("These commands should not significantly interfere, café.", ["a"]))
         assert support_problems(g, self.SOURCE, 0.6) == []
+
+    def test_a_claim_naming_a_setting_its_source_never_mentions_is_refused(self) -> None:
+        source = {
+            "a": {"text": "A SELECT command which will provide the columns and rows of the view."}
+        }
+        g = gen("", ("The pg_stat_io view provides the columns and rows of the view.", ["a"]))
+        assert support_problems(g, source, 0.6) == [
+            "claim 1 names pg_stat_io, absent from its sources"
+        ]
+
+    def test_names_the_source_writes_in_another_case_or_form_pass(self) -> None:
+        source = {"a": {"text": "http.postBuffer (integer): ... Use pg_promote() or --jobs=N."}}
+        g = gen("", ("Set HTTP.POSTBUFFER, call pg_promote or pass --jobs.", ["a"]))
+        assert support_problems(g, source, 0.3) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Set max_wal_size to 1GB.", {"max_wal_size"}),
+        ("pg_stat_statements.max is 5000.", {"pg_stat_statements.max"}),
+        ("use gc.auto and http.postBuffer", {"gc.auto", "http.postbuffer"}),
+        ("run pg_dump --jobs=4 or -j 4", {"pg_dump", "--jobs"}),
+        ("psql's \\timing toggles it", {"\\timing"}),
+        ("the file postgresql.conf.", {"postgresql.conf"}),
+        # Not names: abbreviations, versions, section numbers, hyphenated words.
+        ("e.g. this, i.e. that; version 15.4 and 2.39.5; Section 20.4.1.", set()),
+        ("B-tree indexes, built-in and non-default values", set()),
+    ],
+)
+def test_identifiers_are_the_names_a_reader_would_copy(text: str, names: set[str]) -> None:
+    assert identifiers(text) == names
+
+
+class TestResolution:
+    @pytest.mark.parametrize(
+        ("question", "quantity"),
+        [
+            ("How many replication connections does pg_basebackup need?", True),
+            ("How long may the payload string of a NOTIFY be?", True),
+            ("What port does the server listen on?", True),
+            ("Which setting terminates idle sessions?", False),
+            ("What does VACUUM do?", False),
+        ],
+    )
+    def test_quantity_questions_are_recognised(self, question: str, quantity: bool) -> None:
+        assert asks_for_quantity(question) is quantity
+
+    def test_a_quantity_question_needs_a_claim_that_states_one(self) -> None:
+        question = "How many replication connections does pg_basebackup need?"
+        vague = gen("", ("pg_basebackup needs a replication connection.", ["a"]))
+        assert resolution_problem(question, vague) == (
+            "the question asks for a quantity and no claim states one"
+        )
+        for figure in ("It needs 2 connections.", "It needs two connections."):
+            assert resolution_problem(question, gen("", (figure, ["a"]))) is None
+        assert resolution_problem("What does VACUUM do?", vague) is None
+
+    def test_number_words_and_digits_state_quantities(self) -> None:
+        assert states_quantity("three connections") and states_quantity("8000 bytes")
+        assert not states_quantity("chosen automatically by initdb")
 
 
 class TestLatinClaims:
