@@ -51,9 +51,9 @@ _NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "etc", "vs"})
 
 
 def identifiers(text: str) -> set[str]:
-    """Names of settings, functions, options and commands written in ``text``, lower-cased.
+    r"""Names of settings, functions, options and commands written in ``text``, lower-cased.
 
-    ``max_wal_size``, ``pg_stat_statements.max``, ``gc.auto``, ``--jobs``, ``\\timing``: the
+    ``max_wal_size``, ``pg_stat_statements.max``, ``gc.auto``, ``--jobs``, ``\timing``: the
     spellings a reader copies into a configuration file or a shell. Like a number, such a
     name is a precise fact, so a claim that names one its sources never mention is not
     supported by them, however many of its other words they share. Plain words, numbers
