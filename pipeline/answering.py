@@ -130,8 +130,9 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Check the answer: citations and lexical support in code first (free), then one call.
 
     The verifier judges each claim against only the chunks it cites, and whether the
-    answer resolves the question; a question asking for a quantity is resolved only by
-    claims that state one (:func:`~pipeline.grounding.resolution_problem`, in code).
+    answer resolves the question; in code, the cited sources must mention what the question
+    names, and a quantity question needs a claim that states one
+    (:func:`~pipeline.grounding.resolution_problem`).
     """
     deps = runtime.context
     generation = state["generation"]
@@ -178,7 +179,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     feedback = (
         "unsupported claims: " + "; ".join(claims[i - 1][0] for i in failing) if failing else ""
     )
-    unresolved = resolution_problem(asked(state), generation)
+    unresolved = resolution_problem(asked(state), generation, by_id)
     if unresolved or not verdict.resolves_question:
         feedback = (feedback + "; " if feedback else "") + (
             unresolved or "the answer does not resolve the question"

@@ -100,15 +100,33 @@ def support_problems(
     return problems
 
 
-def resolution_problem(question: str, generation: Generation) -> str | None:
+def resolution_problem(
+    question: str, generation: Generation, by_id: Mapping[str, Document]
+) -> str | None:
     """Why the claims cannot resolve ``question`` whatever their grounding, if they cannot.
 
-    A question that asks for a quantity ("how many", "how long", "what port") is not
-    answered by claims that state none: the 1.5B model, given sources that lack the
-    figure, wrote true sentences from the right neighbourhood instead ("pg_basebackup
-    needs a replication connection"), and the verifier accepted them as resolving it.
-    Checked in code, at no model cost; the verifier still judges every other question.
+    Two checks in code, at no model cost, for answers the 1.5B verifier accepted as
+    resolving the question when they answered a neighbouring one:
+
+    - When the question names settings, functions or options (:func:`identifiers`), a
+      source the claims cite must mention one of them: "Which columns does the pg_stat_io
+      view provide?" was answered from a page about another view.
+    - A question that asks for a quantity ("how many", "how long", "what port") needs a
+      claim that states one: given sources that lack the figure, the model wrote true
+      sentences from the right neighbourhood instead ("a toast_tuple_target sentence" for
+      a question about the longest table name).
+
+    Args:
+        question: The question judged against (the standalone form).
+        generation: A generation that passed :func:`citation_problems`.
+        by_id: The graded-relevant chunks by id.
     """
+    cited = " ".join(
+        by_id[s]["text"] for c in generation["claims"] for s in c["source_ids"] if s in by_id
+    ).lower()
+    named = sorted(identifiers(question))
+    if named and not any(n in cited for n in named):
+        return f"no cited source mentions {', '.join(named)}, which the question asks about"
     if asks_for_quantity(question) and not any(
         states_quantity(c["text"]) for c in generation["claims"]
     ):

@@ -158,15 +158,29 @@ class TestResolution:
     def test_quantity_questions_are_recognised(self, question: str, quantity: bool) -> None:
         assert asks_for_quantity(question) is quantity
 
+    SOURCES = {
+        "a": {"text": "pg_basebackup needs two connections."},
+        "b": {"text": "pg_locks provides a global view of all locks."},
+    }
+
     def test_a_quantity_question_needs_a_claim_that_states_one(self) -> None:
         question = "How many replication connections does pg_basebackup need?"
         vague = gen("", ("pg_basebackup needs a replication connection.", ["a"]))
-        assert resolution_problem(question, vague) == (
+        assert resolution_problem(question, vague, self.SOURCES) == (
             "the question asks for a quantity and no claim states one"
         )
         for figure in ("It needs 2 connections.", "It needs two connections."):
-            assert resolution_problem(question, gen("", (figure, ["a"]))) is None
-        assert resolution_problem("What does VACUUM do?", vague) is None
+            assert resolution_problem(question, gen("", (figure, ["a"])), self.SOURCES) is None
+        assert resolution_problem("What does VACUUM do?", vague, self.SOURCES) is None
+
+    def test_the_cited_sources_must_mention_what_the_question_names(self) -> None:
+        question = "Which columns does the pg_stat_io view provide?"
+        other_view = gen("", ("The view provides a global view of all locks.", ["b"]))
+        assert resolution_problem(question, other_view, self.SOURCES) == (
+            "no cited source mentions pg_stat_io, which the question asks about"
+        )
+        about = "Which locks does the PG_LOCKS view show?"
+        assert resolution_problem(about, other_view, self.SOURCES) is None
 
     def test_number_words_and_digits_state_quantities(self) -> None:
         assert states_quantity("three connections") and states_quantity("8000 bytes")
