@@ -12,6 +12,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from corpus.loaders import Markup, SourceFile
 from pipeline.documents import Document, chunk_id
+from pipeline.refine import is_label
 
 DEFAULT_CHUNK_SIZE = 700
 """Target chunk length, characters (~175 tokens).
@@ -68,6 +69,69 @@ def make_splitter(
     )
 
 
+def _markers(text: str) -> list[tuple[int, str | None]]:
+    """``(offset, term line or None)`` of each term line and heading of ``text``, in order.
+
+    A term line stands alone as a paragraph and is a label (:func:`pipeline.refine.is_label`)
+    but not a Markdown heading: ``max_wal_size (integer)``, ``--depth <depth>``. A heading
+    is recorded as ``None``: it ends the term above it. Lines inside code fences are neither.
+    """
+    markers: list[tuple[int, str | None]] = []
+    lines = text.split("\n")
+    offset, fenced = 0, False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        elif not fenced and stripped.startswith("#"):
+            markers.append((offset, None))
+        elif (
+            not fenced
+            and is_label(stripped)
+            and sum(c.isalnum() for c in stripped) >= 2  # not a bare list bullet "-"
+            and (i == 0 or not lines[i - 1].strip())
+            and (i + 1 == len(lines) or not lines[i + 1].strip())
+        ):
+            markers.append((offset, stripped))
+        offset += len(line) + 1
+    return markers
+
+
+def continued_terms(text: str, pieces: list[str]) -> list[str | None]:
+    """For each piece of ``text``, the term line it continues under, if it starts below one.
+
+    Reference pages name a setting or option once, in a term line, and describe it in the
+    paragraphs under it; a chunk that starts in the middle of such a description ("The
+    default is one second (1s).") no longer says what it describes, so neither BM25 nor a
+    grader nor the generator can tell it is the answer. Each such chunk is given its term
+    line as a first line (a contextual chunk header); a chunk that starts at a heading, at
+    its term line, or above any term gets none.
+
+    Args:
+        text: The source's whole text.
+        pieces: Its chunks in order, as the splitter returned them (substrings of ``text``).
+
+    Returns:
+        One entry per piece: the term line, or ``None``.
+    """
+    markers = _markers(text)
+    terms: list[str | None] = []
+    cursor = 0
+    for piece in pieces:
+        start = text.find(piece, cursor)
+        if start < 0:  # the splitter stripped or changed it; never guess a header
+            terms.append(None)
+            continue
+        cursor = start + 1
+        first = piece.lstrip().split("\n", 1)[0].strip()
+        if first.startswith("#") or is_label(first):
+            terms.append(None)  # it starts at a heading or a term line of its own
+            continue
+        above = [term for offset, term in markers if offset < start]
+        terms.append(above[-1] if above else None)
+    return terms
+
+
 def chunk_source(
     source: SourceFile,
     tenant_id: str,
@@ -85,13 +149,19 @@ def chunk_source(
 
     Returns:
         Documents in text order with ``position`` 0, 1, ...; ``source_type`` is
-        ``"index"`` and ``id`` is ``chunk_id(source.locator, position)``. No ``score``.
+        ``"index"`` and ``id`` is ``chunk_id(source.locator, position)``. No ``score``. A
+        chunk that starts inside a term's description begins with that term line
+        (:func:`continued_terms`).
 
     Raises:
         ValueError: The sizes are out of range.
     """
     splitter = make_splitter(source.markup, chunk_size, chunk_overlap)
     pieces = [piece for piece in splitter.split_text(source.text) if piece.strip()]
+    pieces = [
+        f"{term}\n\n{piece}" if term else piece
+        for piece, term in zip(pieces, continued_terms(source.text, pieces), strict=True)
+    ]
     return [
         Document(
             id=chunk_id(source.locator, position),

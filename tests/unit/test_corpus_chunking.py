@@ -73,3 +73,30 @@ def test_short_text_is_one_chunk() -> None:
 def test_bad_sizes_raise(size: int, overlap: int) -> None:
     with pytest.raises(ValueError, match="chunk_size"):
         chunk_source(source("x"), "acme", chunk_size=size, chunk_overlap=overlap)
+
+
+REFERENCE = (
+    "## 20.12. Lock Management\n\n"
+    "deadlock_timeout (integer)\n\n"
+    + sentences(12, "wait")
+    + " The default is one second (1s).\n\n"
+    "```\n\nSELECT 1\n\n```\n\n"
+    "max_locks_per_transaction (integer)\n\n"
+    + sentences(3, "lock")
+    + "\n\n## 20.13. Compatibility\n\n"
+    + sentences(8, "compat")
+)
+
+
+def test_a_chunk_inside_a_terms_description_starts_with_that_term_line() -> None:
+    docs = chunk_source(source(REFERENCE), "acme", chunk_size=300, chunk_overlap=0)
+    [default] = [d["text"] for d in docs if "The default is one second" in d["text"]]
+    assert default.startswith("deadlock_timeout (integer)\n\n")
+    assert "wait sentence number 0" not in default  # it did start mid-description
+    # The next term's description is headed by its own term line, never the one before.
+    locks = [d["text"] for d in docs if "lock sentence number" in d["text"]]
+    assert locks and not any(text.startswith("deadlock_timeout") for text in locks)
+    # A heading ends the term above it, and code lines are never term lines.
+    compat = [d["text"] for d in docs if "compat sentence number 7" in d["text"]]
+    assert compat and not any("(integer)" in text for text in compat)
+    assert not any(d["text"].startswith("SELECT 1\n") for d in docs)
