@@ -48,6 +48,8 @@ _IDENTIFIER = re.compile(
     r")"
 )
 _NOT_IDENTIFIERS = frozenset({"e.g", "i.e", "etc", "vs"})
+_ADDRESSES = re.compile(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+"""E-mail addresses and URLs: where a person or a page is, not a name a reader configures."""
 
 
 def identifiers(text: str) -> set[str]:
@@ -56,10 +58,10 @@ def identifiers(text: str) -> set[str]:
     ``max_wal_size``, ``pg_stat_statements.max``, ``gc.auto``, ``--jobs``, ``\timing``: the
     spellings a reader copies into a configuration file or a shell. Like a number, such a
     name is a precise fact, so a claim that names one its sources never mention is not
-    supported by them, however many of its other words they share. Plain words, numbers
-    and abbreviations (``e.g.``) are not identifiers.
+    supported by them, however many of its other words they share. Plain words, numbers,
+    abbreviations (``e.g.``), e-mail addresses and URLs are not identifiers.
     """
-    found = {m.group(0).lower() for m in _IDENTIFIER.finditer(text)}
+    found = {m.group(0).lower() for m in _IDENTIFIER.finditer(_ADDRESSES.sub(" ", text))}
     return {f for f in found if f not in _NOT_IDENTIFIERS and len(f) > 2}
 
 

@@ -138,6 +138,7 @@ class TestSupportProblems:
         # Not names: abbreviations, versions, section numbers, hyphenated words.
         ("e.g. this, i.e. that; version 15.4 and 2.39.5; Section 20.4.1.", set()),
         ("B-tree indexes, built-in and non-default values", set()),
+        ("mail jane.doe@example.com or see https://www.postgresql.org/about/news/", set()),
     ],
 )
 def test_identifiers_are_the_names_a_reader_would_copy(text: str, names: set[str]) -> None:
