@@ -127,7 +127,7 @@ class Resources:
             models: Chat models by role (default: from settings; tests inject scripted ones).
         """
         from corpus import make_es_client
-        from redaction import build_redactor
+        from redaction.egress import build_egress_redactor
         from workers.llm_factory import make_models
 
         engine = make_engine(settings.database_url)
@@ -146,7 +146,7 @@ class Resources:
             checkpointer=checkpointer,
             graph=build_graph(checkpointer),
             models=models or make_models(settings),
-            redactor=build_redactor(),
+            redactor=build_egress_redactor(),
             limits=limits_from(settings),
             breaker=RedisCircuitBreaker(
                 redis,

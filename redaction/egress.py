@@ -1,0 +1,77 @@
+"""The redactor for web egress: minimise the query, then redact what is left (issue 11).
+
+:class:`MinimisingRedactor` is a :class:`~pipeline.deps.Redactor`: the graph's
+``redact_query`` node and the worker call it like the plain Presidio redactor, and it
+returns a :class:`~pipeline.deps.Redaction` whose ``search_text`` is what the provider
+receives. When too little known-safe text is left, the redaction's ``withheld`` carries the
+reason and the graph skips the web round instead of sending anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pipeline.deps import Redaction, Redactor
+from redaction.minimise import MIN_TERMS, Minimiser, Vocabulary
+
+
+class MinimisingRedactor:
+    """Two layers: :class:`~redaction.minimise.Minimiser` first, then ``inner`` (Presidio).
+
+    The minimiser keeps only the known-safe pieces of the text (and drops the tenant's deny
+    terms); the inner redactor then runs on that shorter text with the same deny terms.
+    """
+
+    def __init__(
+        self,
+        inner: Redactor,
+        *,
+        vocabulary: Vocabulary | None = None,
+        known_terms: Callable[[str], bool] | None = None,
+        min_terms: int = MIN_TERMS,
+    ) -> None:
+        """Wrap ``inner``.
+
+        Args:
+            inner: The second layer, normally :class:`redaction.PresidioRedactor`.
+            vocabulary: Word lists for the minimiser (default: loaded once per process).
+            known_terms: Optional: True for a case-folded word the tenant's corpus holds.
+            min_terms: Fewer content terms left than this: the query is withheld.
+        """
+        self._inner = inner
+        self._minimiser = Minimiser(vocabulary, known_terms=known_terms, min_terms=min_terms)
+
+    @property
+    def inner(self) -> Redactor:
+        """The second layer."""
+        return self._inner
+
+    def redact(self, text: str, deny_terms: Sequence[str] = ()) -> Redaction:
+        """Minimise ``text``, then redact it.
+
+        Returns:
+            The redaction of the minimised text. Its ``entities`` are those the inner
+            redactor replaced; its ``withheld`` is set (and its text empty) when too little
+            was left to search on.
+        """
+        minimised = self._minimiser.minimise(text, deny_terms)
+        if minimised.reason is not None:
+            return Redaction(text="", withheld=minimised.reason)
+        redaction = self._inner.redact(minimised.text, deny_terms)
+        return Redaction(text=redaction.text, entities=list(redaction.entities))
+
+
+def build_egress_redactor(
+    inner: Redactor | None = None, *, known_terms: Callable[[str], bool] | None = None
+) -> MinimisingRedactor:
+    """The process-wide web-egress redactor: minimiser + Presidio (loads both, ~2-4 s).
+
+    Args:
+        inner: The second layer; default :func:`redaction.build_redactor`.
+        known_terms: Optional tenant-corpus lookup for the minimiser.
+    """
+    if inner is None:
+        from redaction.build import build_redactor
+
+        inner = build_redactor()
+    return MinimisingRedactor(inner, known_terms=known_terms)
