@@ -77,84 +77,18 @@ _EDGE = (
 )
 _SPLIT = re.compile(r"[._/:@\-=+~#%$\\]+")
 _VERSIONISH = re.compile(r"v?\d+(?:[.\-]\d+)*[a-z]{0,4}\d*(?:[+~\-][\w.~+\-]*)?", re.I)
-_EXTENSIONS = frozenset(
-    [
-        "json",
-        "yaml",
-        "yml",
-        "toml",
-        "xml",
-        "ini",
-        "conf",
-        "cfg",
-        "log",
-        "txt",
-        "csv",
-        "md",
-        "py",
-        "js",
-        "ts",
-        "jsx",
-        "tsx",
-        "java",
-        "jar",
-        "class",
-        "go",
-        "rs",
-        "rb",
-        "php",
-        "pl",
-        "sh",
-        "ps1",
-        "bat",
-        "exe",
-        "dll",
-        "sys",
-        "so",
-        "dylib",
-        "msi",
-        "deb",
-        "rpm",
-        "apk",
-        "dmg",
-        "iso",
-        "zip",
-        "gz",
-        "tar",
-        "tgz",
-        "bz2",
-        "7z",
-        "pdf",
-        "docx",
-        "xlsx",
-        "pptx",
-        "html",
-        "htm",
-        "css",
-        "sql",
-        "db",
-        "sqlite",
-        "pem",
-        "crt",
-        "key",
-        "pub",
-        "p12",
-        "pfx",
-        "cer",
-        "lock",
-        "env",
-        "service",
-        "socket",
-        "timer",
-        "plist",
-        "reg",
-        "vhdx",
-        "vmdk",
-        "img",
-        "bin",
-        "efi",
-        "git",
-    ]
+
+
+def _words(text: str) -> frozenset[str]:
+    """A set of words written as one space-separated string (keeps the lists readable)."""
+    return frozenset(text.split())
+
+
+_EXTENSIONS = _words(
+    "json yaml yml toml xml ini conf cfg log txt csv md py js ts jsx tsx java jar class go rs "
+    "rb php pl sh ps1 bat exe dll sys so dylib msi deb rpm apk dmg iso zip gz tar tgz bz2 7z "
+    "pdf docx xlsx pptx html htm css sql db sqlite pem crt key pub p12 pfx cer lock env "
+    "service socket timer plist reg vhdx vmdk img bin efi git"
 )
 _EMAIL = re.compile(
     r"(?<![/@\w])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,}(?![\w@])"
@@ -162,12 +96,14 @@ _EMAIL = re.compile(
     r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s|\.)\s*[\w\-]+)+",
     re.I,
 )
-_IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|/\d)")
+_IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\w|/\d)")
 _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){3,7}[0-9a-f]{1,4}(?![\w:]|/\d)", re.I)
 _IBAN = re.compile(r"(?<![\w])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?!\w)")
 _DATE = re.compile(
-    r"(?<![\w.])(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d{2}|(?:19|20)\d{2}[./\-]\d{1,2}[./\-]\d{1,2})(?![\w.])"
+    r"(?<![\w.])(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d{2}|(?:19|20)\d{2}[/\-]\d{1,2}[/\-]\d{1,2}"
+    r"|(?:19|20)\d{2}\.\d{2}\.\d{2})(?![\w.])"
 )
+_LETTERS_THEN_NUMBER = re.compile(r"(?<!\S)[^\W\d_](?:\s+[^\W\d_]){1,3}\s+\d{1,5}(?!\w)")
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -179,288 +115,83 @@ _MONTHS = (
     "|januari|februari|maart|mei|augustus"
 )
 _WORD_DATE = re.compile(
-    rf"(?<!\w)(?:\d{{1,2}}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?:{_MONTHS})\.?,?\s+(?:de\s+)?(?:19|20)\d{{2}}"
-    rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}})(?!\w)",
+    rf"(?<!\w)(?:\d{{1,2}}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?:{_MONTHS})\.?,?\s+(?:de\s+)?"
+    rf"(?:19|20)\d{{2}}|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}})(?!\w)",
     re.I,
 )
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
-_NUMBER_OK_BEFORE = frozenset({"kb", "build", "error", "errno", "code", "event", "status", "port"})
+_NUMBER_OK_BEFORE = _words("kb build error errno code event status port")
 
-_NAME_CUES = frozenset(
-    [
-        "mr",
-        "mr.",
-        "mrs",
-        "mrs.",
-        "ms",
-        "ms.",
-        "mme",
-        "mme.",
-        "mlle",
-        "m.",
-        "herr",
-        "herrn",
-        "frau",
-        "dr",
-        "dr.",
-        "rev",
-        "rev.",
-        "sr",
-        "sr.",
-        "sra",
-        "sra.",
-        "sig.",
-        "sig.ra",
-        "dott.",
-        "pan",
-        "pani",
-    ]
+_NAME_CUES = _words(
+    "mr mr. mrs mrs. ms ms. mme mme. mlle m. herr herrn frau dr dr. rev rev. sr sr. sra sra. "
+    "sig. sig.ra dott. pan pani"
 )
+"""Titles: the name-shaped words after them are dropped."""
 _NAME_CUE_PHRASES = (
     "my name is", "i am", "i'm", "this is", "it's", "it is", "me llamo", "soy", "je suis",
     "je m'appelle", "c'est", "ich heiße", "ich bin", "mi chiamo", "sono", "chamo-me",
     "meu nome é", "ik ben", "mijn naam is", "nazywam się", "jestem", "меня зовут",
-    "benim ad\u0131m", "ben", "hi", "hello", "hola", "salut", "bonjour", "hallo", "ciao", "olá",
-    "t.a.v.", "for", "from", "para", "pour", "für", "per",
+    "benim ad\u0131m", "ben", "t.a.v.",
 )  # fmt: skip
-_ID_CUES = frozenset(
-    [
-        "passport",
-        "pasaporte",
-        "passeport",
-        "reisepass",
-        "passaporto",
-        "paszport",
-        "pasaport",
-        "паспорт",
-        "personalausweis",
-        "ausweis",
-        "dni",
-        "nie",
-        "nif",
-        "nir",
-        "cpf",
-        "rg",
-        "pesel",
-        "bsn",
-        "ssn",
-        "sin",
-        "aadhaar",
-        "pan",
-        "nino",
-        "plate",
-        "targa",
-        "kenteken",
-        "kennzeichen",
-        "matrícula",
-        "matricula",
-        "immatriculation",
-        "rejestracyjny",
-        "plaka",
-        "car",
-        "customer",
-        "client",
-        "cliente",
-        "kunde",
-        "kundennummer",
-        "klant",
-        "klantnummer",
-        "member",
-        "membership",
-        "employee",
-        "mitarbeiter",
-        "matricola",
-        "utente",
-        "user",
-        "username",
-        "login",
-        "gamertag",
-        "handle",
-        "number",
-        "account",
-        "konto",
-        "cuenta",
-        "conto",
-        "compte",
-        "id",
-        "ident",
-        "n°",
-        "no.",
-        "nº",
-        "número",
-        "numero",
-        "nummer",
-        "numer",
-        "iban",
-        "nib",
-        "card",
-        "tarjeta",
-        "carte",
-        "karte",
-        "carta",
-        "phone",
-        "tel",
-        "tel.",
-        "telephone",
-        "telefon",
-        "teléfono",
-        "téléphone",
-        "telefone",
-        "telefono",
-        "móvil",
-        "mobile",
-        "cell",
-        "mobil",
-        "handy",
-        "celular",
-        "cellulare",
-        "dob",
-        "born",
-        "geboren",
-        "nacido",
-        "nacida",
-        "née",
-        "né",
-        "nato",
-        "nata",
-    ]
+"""Phrases that introduce the speaker's name: the name-shaped words after them are dropped."""
+_WEAK_NAME_CUES = _words(
+    "hi hey hello hola salut bonjour hallo ciao olá for from para pour für per"
 )
+"""Words before which a name is common but not certain: only lower-case names are dropped."""
+_ID_CUES = _words(
+    "passport pasaporte passeport reisepass passaporto paszport pasaport паспорт "
+    "personalausweis ausweis dni nie nif nir cpf rg pesel bsn ssn sin aadhaar pan nino "
+    "plate targa kenteken kennzeichen matrícula matricula immatriculation rejestracyjny "
+    "plaka car customer client cliente kunde kundennummer klant klantnummer member "
+    "membership employee mitarbeiter matricola utente user username login gamertag handle "
+    "number account konto cuenta conto compte id ident n° no. nº número numero nummer numer "
+    "iban nib card tarjeta carte karte carta phone tel tel. telephone telefon teléfono "
+    "téléphone telefone telefono móvil mobile cell mobil handy celular cellulare dob born "
+    "geboren nacido nacida née né nato nata"
+)
+"""Words after which an id, number or login follows: code-like words after them are dropped."""
 _ID_CUES_OTHER = (
-    "لوحة",
-    "رقم",
-    "护照",
-    "手机号",
-    "电话",
-    "身份证",
-    "연락처",
-    "전화",
-    "주민등록번호",
-    "आधार",
-    "मोबाइल",
+    "لوحة", "رقم", "护照", "手机号", "电话", "身份证", "연락처", "전화", "주민등록번호",
+    "आधार", "मोबाइल",
+)  # fmt: skip
+_ID_QUALIFIERS = _words(
+    "event process thread session product vendor device app application bundle object "
+    "request transaction error build tenant subscription resource"
 )
-_CJK_NAME_CUES = (
-    "申します",
-    "と言います",
-    "といいます",
-    "我叫",
-    "我是",
-    "名字是",
-    "先生",
-    "女士",
-    "さん",
-    "様",
+"""A word before "ID" that makes it a technical id ("Event ID 4625"), not a person's."""
+_CJK_NAME_CUES = ("申します", "と言います", "といいます", "我叫", "我是", "名字是", "先生", "女士", "さん", "様")  # fmt: skip  # noqa: E501
+_ADDRESS_CUES = _words("adresim bezorgadres lieferadresse moro vivo wohne habito woon mieszkam")
+"""Words that start an address: the rest of the clause is dropped."""
+_ADDRESS_WORDS = _words(
+    "address adres adresse indirizzo dirección direccion endereço anschrift adresu"
 )
-_ADDRESS_CUES = frozenset(
-    [
-        "address",
-        "adres",
-        "adresim",
-        "adresse",
-        "indirizzo",
-        "dirección",
-        "direccion",
-        "endereço",
-        "bezorgadres",
-        "anschrift",
-        "lieferadresse",
-        "moro",
-        "vivo",
-        "wohne",
-        "habito",
-        "woon",
-        "mieszkam",
-        "adresu",
-    ]
+"""Address words that start one only after "my", "her"... or before ":" or "is"."""
+_POSSESSIVES = _words(
+    "my his her our their mi mis su mon ma mes son sa mein meine meinen sein seine ihr ihre "
+    "meu minha seu sua mijn zijn haar mio mia suo moje mój jego jej ship deliver send"
 )
 _ADDRESS_CUES_OTHER = ("배송지", "주소", "पता", "住所", "地址", "адрес", "عنوان")
-_STREET_WORDS = frozenset(
-    [
-        "rua",
-        "calle",
-        "avenida",
-        "av.",
-        "avenue",
-        "ave",
-        "rue",
-        "boulevard",
-        "bd",
-        "via",
-        "viale",
-        "piazza",
-        "corso",
-        "straße",
-        "strasse",
-        "str.",
-        "weg",
-        "gasse",
-        "platz",
-        "allee",
-        "laan",
-        "straat",
-        "plein",
-        "gracht",
-        "kade",
-        "street",
-        "st.",
-        "road",
-        "rd.",
-        "lane",
-        "drive",
-        "close",
-        "court",
-        "way",
-        "crescent",
-        "place",
-        "square",
-        "caddesi",
-        "cad.",
-        "sokak",
-        "sok.",
-        "mahallesi",
-        "ulica",
-        "ul.",
-        "aleja",
-        "al.",
-        "улица",
-        "ул.",
-    ]
+_STREET_WORDS = _words(
+    "rua calle avenida av. avenue ave rue boulevard bd via viale piazza corso straße strasse "
+    "str. weg gasse platz allee laan straat plein gracht kade street st. road rd. lane drive "
+    "close court way crescent place square caddesi cad. sokak sok. mahallesi ulica ul. "
+    "aleja al. улица ул."
 )
+"""Street words (capitalised, near a number): the address around them is dropped."""
 _CLAUSE_END = re.compile(r"[;!?\u3002\u061f\u0964\u2014]|\.(?:\s|$)|\s(?:y|e|and|et|und|en|i|ve)\s")
-_PARTICLES = frozenset(
-    [
-        "van",
-        "von",
-        "der",
-        "den",
-        "de",
-        "del",
-        "della",
-        "di",
-        "da",
-        "dos",
-        "das",
-        "du",
-        "le",
-        "la",
-        "y",
-        "bin",
-        "ibn",
-        "al",
-        "el",
-        "ter",
-        "ten",
-        "ní",
-        "nic",
-        "mac",
-        "ó",
-        "bint",
-        "abu",
-    ]
+_PARTICLES = _words(
+    "van von der den de del della di da dos das du le la y bin ibn al el ter ten ní nic mac "
+    "ó bint abu"
 )
+"""Lower-case words that join the parts of a name ("Pieter van der Berg")."""
 _HANGUL_ENDINGS = (
     "입니다", "습니다", "합니다", "했습니다", "에서", "에게", "으로", "하고", "이고", "이며",
     "에", "를", "을", "이", "가", "은", "는", "의", "로", "와", "과", "도", "만", "께서",
 )  # fmt: skip
+_QUOTED = re.compile(
+    r"(?<!\w)['\"\u201c\u2018\u300c\u00ab]([^'\"\u201d\u2019\u300d\u00bb]{2,160}?)['\"\u201d\u2019\u300d\u00bb](?!\w)"
+)
+"""A quoted passage: usually an error message, where a capitalised common word is kept."""
 
 
 @dataclass(frozen=True)
@@ -579,6 +310,7 @@ class _Piece:
     core: str
     keep: bool = False
     kind: str = ""  # "tech", "word", "name", "drop", "punct"
+    quoted: bool = False  # inside a quoted passage (an error message, usually)
     forced: bool = False  # dropped by a pattern, cue or deny term: never revived
 
 
@@ -625,6 +357,10 @@ class Minimiser:
             The minimised text, with a ``reason`` when too little is left to search on.
         """
         pieces = _pieces(text)
+        for m in _QUOTED.finditer(text):
+            for piece in pieces:
+                if m.start() <= piece.start and piece.end <= m.end():
+                    piece.quoted = True
         forced = _forced_spans(text, deny_terms)
         for piece in pieces:
             if any(s < piece.end and piece.start < e for s, e in forced):
@@ -691,9 +427,13 @@ class Minimiser:
         folded = core.casefold()
         if folded in self._vocab.technical or (self._known(folded) and not self._is_name(core)):
             return "tech"
+        if re.fullmatch(r"--?[^\W\d_][\w\-.=]*", core):
+            return "tech"  # a command-line flag: "--legacy-peer-deps", "-Xmx"
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
+        if hyphenated and any(_is_camel(p) and not _name_shaped(p) for p in core.split("-")):
+            return "tech"  # "Set-MgUserLicense", "pushTAN-Version"
         if not hyphenated and (_SPLIT.search(core.strip("-")) or core.startswith("-")):
             return self._classify_identifier(core)
         letters = [c for c in core if c.isalpha()]
@@ -720,12 +460,19 @@ class Minimiser:
     def _classify_title(self, pieces: list[_Piece], i: int, core: str) -> str:
         folded = core.casefold()
         parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
-        if _next_is_version(pieces, i) and not self._vocab.names.isdisjoint(parts):
-            return "tech"  # "Hugo 0.125", "Jenkins 2.452": a product and its version
+        if _next_is_version(pieces, i):
+            return "tech"  # "Hugo 0.125", "Nextcloud 28": a product and its version
         if re.match(r"[^\W\d_][\-][A-Z]", core) and self._word_known(core[2:]):
             return "word"  # "Q-Park", "X-Ray", "e-Tax"
         if any(self._is_name(p) for p in parts):
-            return "lname" if folded in self._vocab.function else "name"
+            prev = _neighbour(pieces, i, -1)
+            after_product = (
+                prev is not None and prev.kind == "tech" and _joined(pieces, prev, pieces[i])
+            )
+            common = folded in self._vocab.common
+            if folded in self._vocab.function or (common and (pieces[i].quoted or after_product)):
+                return "lname"  # "'Internal Server Error'", "Ubuntu Server": kept unless by a name
+            return "name"
         if all(p in self._vocab.common or p in self._vocab.technical for p in parts):
             return "word"
         return "name"  # an unknown capitalised word: likely a name, never sent
@@ -803,6 +550,14 @@ class Minimiser:
         words = [w for p in parts for w in re.findall(r"[^\W\d_]{3,}", p)]
         if core.isupper() and "_" in core:
             return "tech"  # SEC_ERROR_UNKNOWN_ISSUER
+        dotted = [p.casefold() for p in core.split(".")]
+        if (
+            len(dotted) >= 2
+            and all(p.isalpha() for p in dotted)
+            and any(len(p) == 1 for p in dotted)
+            and not any(p in self._vocab.technical or p in _EXTENSIONS for p in dotted)
+        ):
+            return "drop"  # "a.b.kowalczyk", "m.rossi": a login made of initials and a name
         unknown = [
             w
             for w in words
@@ -813,10 +568,11 @@ class Minimiser:
                 or self._known(w.casefold())
                 or _is_camel(w)
                 or w.isupper()
+                or w.casefold() in _EXTENSIONS
             )
         ]
         names = [w for w in words if self._is_name(w)]
-        if unknown and not (last in _EXTENSIONS and len(unknown) == 1 and unknown[0] != last):
+        if unknown and not (last in _EXTENSIONS and len(unknown) == 1 and len(parts) == 2):
             return "drop"
         if words and len(names) == len(words):
             return "drop"  # "a.b.kowalczyk", "fatima.zahra": a login made of names
@@ -829,7 +585,10 @@ class Minimiser:
         for i, piece in enumerate(pieces):
             word = piece.core.casefold()
             raw = piece.raw.casefold()
-            if word in _ID_CUES or any(c in piece.core for c in _ID_CUES_OTHER):
+            prev = pieces[i - 1].core.casefold() if i else ""
+            nxt = pieces[i + 1].core.casefold() if i + 1 < len(pieces) else ""
+            id_cue = word in _ID_CUES or any(c in piece.core for c in _ID_CUES_OTHER)
+            if id_cue and not (word == "id" and prev in _ID_QUALIFIERS):
                 self._drop_codes_after(pieces, i)
             if (
                 word in _NAME_CUES
@@ -837,7 +596,16 @@ class Minimiser:
                 or _ends_phrase(pieces, i, _NAME_CUE_PHRASES)
             ):
                 self._drop_names_after(pieces, i)
-            if word in _ADDRESS_CUES or any(c in piece.core for c in _ADDRESS_CUES_OTHER):
+            elif word in _WEAK_NAME_CUES:
+                self._drop_lower_names_after(pieces, i)
+            address_word = word in _ADDRESS_WORDS and (
+                prev in _POSSESSIVES or piece.raw.endswith(":") or nxt in ("is", "es", "est", "ist")
+            )
+            if (
+                address_word
+                or word in _ADDRESS_CUES
+                or any(c in piece.core for c in _ADDRESS_CUES_OTHER)
+            ):
                 _drop_clause(text, pieces, i + 1)
             street = (word in _STREET_WORDS or raw in _STREET_WORDS) and piece.core[:1].isupper()
             if (street or _street_suffix(word)) and _number_near(pieces, i):
@@ -885,12 +653,35 @@ class Minimiser:
                     and folded not in self._vocab.common
                     and folded not in self._vocab.technical
                     and not _CJK.fullmatch(core)
+                    and not all(
+                        p in self._vocab.common for p in re.split(r"[\-'\u2019]", folded) if p
+                    )
                 )
             )
             if not code_like:
                 break
             piece.kind, piece.forced = "drop", True
             if piece.raw.endswith((",", ";", ".", ")", ":")) and not piece.raw.endswith("..."):
+                break
+
+    def _drop_lower_names_after(self, pieces: list[_Piece], i: int) -> None:
+        """After "for", "from", "hi": drop the lower-case names that follow ("for jan kowal")."""
+        for piece in pieces[i + 1 : i + 5]:
+            core = piece.core
+            folded = core.casefold()
+            if folded in _PARTICLES:
+                continue
+            parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
+            lower_name = (
+                core.islower()
+                and core.replace("-", "").replace("'", "").isalpha()
+                and any(self._is_name(p) for p in parts)
+                and folded not in self._vocab.very_common
+            )
+            if not lower_name:
+                break
+            piece.kind, piece.forced = "name", True
+            if piece.raw.endswith((",", ";", ".", ")", ":", "!", "?")):
                 break
 
     def _drop_names_after(self, pieces: list[_Piece], i: int) -> None:
@@ -912,8 +703,13 @@ class Minimiser:
             )
             if plain_lower or folded in self._vocab.technical or _is_camel(core):
                 break
-            if any(c.isdigit() for c in core):
+            if any(c.isdigit() for c in core) or re.search(r"[:/@_=]", core):
                 break
+            parts = [p for p in re.split(r"[\-'\u2019.]", folded) if p]
+            if len(parts) > 1 and all(
+                p in self._vocab.common and not self._is_name(p) for p in parts
+            ):
+                break  # "fleet-server": common words, not a name
             if not (
                 core[0].isupper()
                 or self._is_name(core)
@@ -940,13 +736,17 @@ class Minimiser:
                 namely = (
                     ("name", "cname", "lname") if piece.kind in ("cname", "lname") else ("name",)
                 )
+                uncased = not any(_is_cased_script(c) for c in piece.core if c.isalpha())
                 beside_name = any(
-                    n is not None and n.kind in namely and _joined(pieces, piece, n) for n in near
+                    n is not None
+                    and n.kind in namely
+                    and _joined(pieces, piece, n)
+                    and (not uncased or not any(_is_cased_script(c) for c in n.core if c.isalpha()))
+                    for n in near
                 )
                 if not beside_name:
                     continue
                 core = piece.core
-                uncased = not any(_is_cased_script(c) for c in core if c.isalpha())
                 spreads = piece.kind != "word" or core[:1].isupper() or caps_text or uncased
                 if spreads and core.casefold() not in self._vocab.technical:
                     piece.kind = "name"
@@ -977,7 +777,7 @@ def _strip(raw: str) -> str:
 
 def _forced_spans(text: str, deny_terms: Iterable[str]) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    for pattern in (_EMAIL, _IPV4, _IPV6, _IBAN, _DATE, _WORD_DATE):
+    for pattern in (_EMAIL, _IPV4, _IPV6, _IBAN, _DATE, _WORD_DATE, _LETTERS_THEN_NUMBER):
         for m in pattern.finditer(text):
             if pattern is _EMAIL and re.match(r"git@", m.group(), re.I):
                 continue
@@ -988,8 +788,8 @@ def _forced_spans(text: str, deny_terms: Iterable[str]) -> list[tuple[int, int]]
         if digits < 7:
             continue
         groups = re.findall(r"\d+", value)
-        if re.fullmatch(r"[\d.]+", value) and any(len(g) <= 2 for g in groups[1:]):
-            continue  # a version or build number: "124.0.6367.91", "10.0.22621.0"
+        if any(_is_version(chunk) for chunk in value.split()):
+            continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])
         if before and before[-1].casefold() in _NUMBER_OK_BEFORE and len(groups) == 1:
             continue  # "KB 5034441", "error 18456"
@@ -999,6 +799,16 @@ def _forced_spans(text: str, deny_terms: Iterable[str]) -> list[tuple[int, int]]
             for m in re.finditer(rf"(?<!\w){re.escape(term.strip())}(?!\w)", text, re.I):
                 spans.append(m.span())
     return spans
+
+
+def _is_version(chunk: str) -> bool:
+    """A dotted number with a group of at most two digits after the first ("10.0.22621.0")."""
+    groups = chunk.split(".")
+    return (
+        len(groups) >= 2
+        and all(g.isdigit() for g in groups)
+        and any(len(g) <= 2 for g in groups[1:])
+    )
 
 
 def _drop_clause(text: str, pieces: list[_Piece], start: int) -> None:
@@ -1068,12 +878,15 @@ def _number_near(pieces: list[_Piece], i: int) -> bool:
 
 
 def _next_is_version(pieces: list[_Piece], i: int) -> bool:
-    nxt = _neighbour(pieces, i, 1)
+    """True when a version follows directly ("Jenkins 2.452"); a birth year does not count."""
+    nxt = pieces[i + 1] if i + 1 < len(pieces) else None
     return (
         nxt is not None
         and not nxt.forced
+        and nxt.start == pieces[i].end + 1
         and bool(_VERSIONISH.fullmatch(nxt.core))
-        and not pieces[i].raw.endswith((",", ";", ":"))
+        and not re.fullmatch(r"(?:19\d\d|200\d)", nxt.core)
+        and not pieces[i].raw.endswith((",", ";", ":", ".", ")"))
     )
 
 
@@ -1105,7 +918,9 @@ def _neighbour_kept(pieces: list[_Piece], i: int, step: int) -> bool:
 def _joined(pieces: list[_Piece], a: _Piece, b: _Piece) -> bool:
     """True when nothing but spaces, particles or one comma lies between ``a`` and ``b``."""
     first, second = (a, b) if a.start < b.start else (b, a)
-    return not re.search(r"[;.!?()\u2014\u2013:]", first.raw[-1:]) and all(
+    if first.quoted != second.quoted or second.raw[:1] in "'\"(\u201c\u2018\u300c[":
+        return False  # a quotation or a bracket starts a new phrase
+    return not re.search(r"[;.!?()\u2014\u2013:'\"]", first.raw[-1:]) and all(
         p.core.casefold() in _PARTICLES
         for p in pieces
         if first.end <= p.start and p.end <= second.start

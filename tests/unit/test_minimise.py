@@ -135,10 +135,10 @@ def test_deny_terms_are_dropped_before_the_second_layer() -> None:
 
 
 def test_tenant_corpus_terms_are_kept(minimiser: Minimiser) -> None:
-    text = "Zorbix 3 sync fails for Quenvik"
+    text = "the Zorbix sync fails for Quenvik"
     assert "Zorbix" not in minimiser.minimise(text).text
     corpus = Minimiser(load_vocabulary(), known_terms=lambda word: word == "zorbix")
-    assert "Zorbix 3" in corpus.minimise(text).text
+    assert "Zorbix sync" in corpus.minimise(text).text
 
 
 def test_empty_and_odd_input_does_not_crash(minimiser: Minimiser) -> None:
