@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline.deps import Redaction, Redactor
 from redaction.minimise import MIN_TERMS, Minimiser, Vocabulary
+from redaction.redactor import PresidioRedactor
 
 
 class MinimisingRedactor:
@@ -20,6 +21,9 @@ class MinimisingRedactor:
 
     The minimiser keeps only the known-safe pieces of the text (and drops the tenant's deny
     terms); the inner redactor then runs on that shorter text with the same deny terms.
+    A Presidio inner redactor is told which of its spans the minimiser vouches for (a
+    package specifier read as an e-mail address, a dotted version read as a phone number,
+    a run of common non-name words read as a person: :meth:`Minimiser.vouches`); those stay.
     """
 
     def __init__(
@@ -57,7 +61,12 @@ class MinimisingRedactor:
         minimised = self._minimiser.minimise(text, deny_terms)
         if minimised.reason is not None:
             return Redaction(text="", withheld=minimised.reason)
-        redaction = self._inner.redact(minimised.text, deny_terms)
+        if isinstance(self._inner, PresidioRedactor):
+            redaction = self._inner.redact(
+                minimised.text, deny_terms, allow=self._minimiser.vouches
+            )
+        else:
+            redaction = self._inner.redact(minimised.text, deny_terms)
         return Redaction(text=redaction.text, entities=list(redaction.entities))
 
 

@@ -92,8 +92,11 @@ _EXTENSIONS = _words(
 )
 _EMAIL = re.compile(
     r"(?<![/@\w])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,}(?![\w@])"
-    r"|[\w.+\-]+\s*(?:\(at\)|\[at\]|\{at\}|\sat\s)\s*[\w\-]+"
-    r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s|\.)\s*[\w\-]+)+",
+    r"|[\w.+\-]+\s*(?:\(at\)|\[at\]|\{at\})\s*[\w\-]+"
+    r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s|\.)\s*[\w\-]+)+"
+    r"|[\w.+\-]+\sat\s[\w\-]+(?:(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s)\s*[\w\-]+)+"
+    r"|(?:\.[\w\-]+)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|es|it|nl|pl|pt|ca|cn|jp|in|br|ru|au))"
+    r"(?!\w)",
     re.I,
 )
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\w|/\d)")
@@ -397,6 +400,33 @@ class Minimiser:
             )
         return Minimised(minimised, terms, dropped, reason)
 
+    def vouches(self, entity: str, span: str) -> bool:
+        """True when a second-layer detection in the minimised text is a known false shape.
+
+        Only three shapes, each checked by this module's own stricter rules:
+
+        * ``EMAIL_ADDRESS`` that is not an address by :data:`_EMAIL` (a domain needs a
+          letters-only top level, and nothing before the local part may be ``/`` or ``@``:
+          "@angular/core@17.3.1", "git@gitlab.com:group/repo.git");
+        * ``PHONE_NUMBER`` that is a dotted version ("124.0.6367.91");
+        * ``PERSON`` whose words are all common words or technical terms and none is a
+          given name or surname in the name lists ("Little Snitch", "Okta Verify").
+
+        Every other detection (IP addresses, cards, IBANs, national ids, deny terms...) is
+        never vouched for.
+        """
+        if entity == "EMAIL_ADDRESS":
+            return span.casefold().startswith("git@") or _EMAIL.search(span) is None
+        if entity == "PHONE_NUMBER":
+            return _is_version(span.strip())
+        if entity == "PERSON":
+            words = [w.casefold() for w in re.findall(r"[^\W\d_]{2,}", span)]
+            return bool(words) and all(
+                (w in self._vocab.common or w in self._vocab.technical) and not self._is_name(w)
+                for w in words
+            )
+        return False
+
     # --- classification -------------------------------------------------------------
 
     def _is_content(self, piece: _Piece) -> bool:
@@ -429,6 +459,9 @@ class Minimiser:
             return "tech"
         if re.fullmatch(r"--?[^\W\d_][\w\-.=]*", core):
             return "tech"  # a command-line flag: "--legacy-peer-deps", "-Xmx"
+        scoped = re.fullmatch(r"@([a-z0-9][\w.\-]*)/[\w.\-]+(?:@[\w.^~\-]+)?", core)
+        if scoped and not self._is_name(scoped.group(1)):
+            return "tech"  # an npm package specifier: "@vitejs/plugin-react"
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
@@ -451,7 +484,7 @@ class Minimiser:
                 return "name"
             if len(letters) <= 5 or self._word_known(core):
                 return "acro"
-            return "name"
+            return "cname"  # "ERESOLVE", "EACCES": an error code, unless beside a name
         title = core[0].isupper()
         if title or caps_text:
             return self._classify_title(pieces, i, core)
@@ -470,12 +503,33 @@ class Minimiser:
                 prev is not None and prev.kind == "tech" and _joined(pieces, prev, pieces[i])
             )
             common = folded in self._vocab.common
-            if folded in self._vocab.function or (common and (pieces[i].quoted or after_product)):
-                return "lname"  # "'Internal Server Error'", "Ubuntu Server": kept unless by a name
+            in_phrase = not _sentence_start(pieces, i) and (
+                self._plain_title(_neighbour(pieces, i, -1), pieces[i])
+                or self._plain_title(_neighbour(pieces, i, 1), pieces[i])
+            )
+            before_product = (
+                i + 1 < len(pieces)
+                and pieces[i + 1].start == pieces[i].end + 1
+                and _capitalised(pieces[i + 1].core)
+                and _next_is_version(pieces, i + 1)
+            )
+            if folded in self._vocab.function or (
+                common and (pieces[i].quoted or after_product or in_phrase or before_product)
+            ):
+                # "'Internal Server Error'", "Ubuntu Server", "Mercado Pago", "Little Snitch
+                # 5.7": kept unless beside a name
+                return "lname"
             return "name"
         if all(p in self._vocab.common or p in self._vocab.technical for p in parts):
             return "word"
         return "name"  # an unknown capitalised word: likely a name, never sent
+
+    def _plain_title(self, other: _Piece | None, piece: _Piece) -> bool:
+        """True when ``other`` is a capitalised common word, in no name list, next to ``piece``."""
+        if other is None or not _capitalised(other.core) or not _joined_pieces(other, piece):
+            return False
+        folded = other.core.casefold()
+        return folded in self._vocab.common and not self._is_name(folded)
 
     def _classify_lower(self, core: str) -> str:
         folded = core.casefold()
@@ -675,7 +729,7 @@ class Minimiser:
             lower_name = (
                 core.islower()
                 and core.replace("-", "").replace("'", "").isalpha()
-                and any(self._is_name(p) for p in parts)
+                and all(self._is_name(p) for p in parts)
                 and folded not in self._vocab.very_common
             )
             if not lower_name:
@@ -781,6 +835,8 @@ def _forced_spans(text: str, deny_terms: Iterable[str]) -> list[tuple[int, int]]
         for m in pattern.finditer(text):
             if pattern is _EMAIL and re.match(r"git@", m.group(), re.I):
                 continue
+            if pattern is _IPV4 and _after_product(text, m.start()):
+                continue  # "Rails 7.1.3.2": a four-part version
             spans.append(m.span())
     for m in _DIGIT_RUN.finditer(text):
         value = m.group()
@@ -799,6 +855,17 @@ def _forced_spans(text: str, deny_terms: Iterable[str]) -> list[tuple[int, int]]
             for m in re.finditer(rf"(?<!\w){re.escape(term.strip())}(?!\w)", text, re.I):
                 spans.append(m.span())
     return spans
+
+
+_IP_WORDS = _words(
+    "ip ipv4 host server address gateway router ping dns proxy node vm client peer from to"
+)
+
+
+def _after_product(text: str, start: int) -> bool:
+    """True when a capitalised product word (not an IP cue) stands right before ``start``."""
+    m = re.search(r"(?:^|\s)([A-Z][A-Za-z]+|v|version)\s$", text[:start])
+    return m is not None and m.group(1).casefold() not in _IP_WORDS
 
 
 def _is_version(chunk: str) -> bool:
@@ -913,6 +980,17 @@ def _neighbour_kept(pieces: list[_Piece], i: int, step: int) -> bool:
             return pieces[j].keep
         j += step
     return False
+
+
+def _joined_pieces(a: _Piece, b: _Piece) -> bool:
+    """True when ``a`` and ``b`` are separated by one space and no punctuation."""
+    first, second = (a, b) if a.start < b.start else (b, a)
+    return (
+        second.start == first.end + 1
+        and first.raw == first.core
+        and second.raw == second.core
+        and first.quoted == second.quoted
+    )
 
 
 def _joined(pieces: list[_Piece], a: _Piece, b: _Piece) -> bool:

@@ -5,7 +5,7 @@ Source: Presidio analyzer and anonymizer (https://microsoft.github.io/presidio/)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from presidio_analyzer import (
     AnalyzerEngine,
@@ -123,7 +123,13 @@ class PresidioRedactor:
         """The entity types this redactor replaces."""
         return tuple(self._entities)
 
-    def redact(self, text: str, deny_terms: Sequence[str] = ()) -> Redaction:
+    def redact(
+        self,
+        text: str,
+        deny_terms: Sequence[str] = (),
+        *,
+        allow: Callable[[str, str], bool] | None = None,
+    ) -> Redaction:
         """Return ``text`` with each personal-data span replaced by ``<ENTITY_TYPE>``.
 
         Typical cost is 5-25 ms for a question-sized text on one CPU core.
@@ -133,6 +139,9 @@ class PresidioRedactor:
             deny_terms: The tenant's own terms that must never leave (customer names,
                 project code names); matched case-insensitively as whole words and
                 replaced by ``<DENY_TERM>``.
+            allow: Optional ``(entity_type, span_text) -> bool``: a span it returns True for
+                is left in place (the minimiser vouching for a known false-positive shape,
+                :meth:`redaction.minimise.Minimiser.vouches`). Never asked about deny terms.
 
         Returns:
             The redacted text and the entity types replaced, in text order.
@@ -152,7 +161,14 @@ class PresidioRedactor:
             score_threshold=self._score_threshold,
             ad_hoc_recognizers=ad_hoc,
         )
-        spans = [_to_span(result) for result in refine_results(found, text)]
+        refined = refine_results(found, text)
+        if allow is not None:
+            refined = [
+                r
+                for r in refined
+                if r.entity_type == DENY_TERM or not allow(r.entity_type, text[r.start : r.end])
+            ]
+        spans = [_to_span(result) for result in refined]
         if not spans:
             return Redaction(text=text)
         anonymized = self._anonymizer.anonymize(
