@@ -5,6 +5,8 @@ Written from the issue's examples and general cases, not from the egress corpus.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pipeline.deps import Redaction
@@ -145,3 +147,18 @@ def test_empty_and_odd_input_does_not_crash(minimiser: Minimiser) -> None:
     for text in ("", "   ", "—", "???", "١٢٣", "🙂🙂", "a" * 5000):
         result = minimiser.minimise(text)
         assert result.reason is not None
+
+
+def test_presidio_second_layer_with_vouched_shapes(redactor: Any) -> None:
+    # `redactor` is the session Presidio fixture (tests/conftest.py).
+    egress = MinimisingRedactor(redactor, vocabulary=load_vocabulary())
+    sent = egress.redact(
+        "npm install @angular/core@17.3.1 fails after Chrome 124.0.6367.91 updated"
+    ).search_text
+    assert "@angular/core@17.3.1" in sent and "124.0.6367.91" in sent
+    leaked = egress.redact(
+        "Thanks, Maria Gonzalez (maria.gonzalez@example.com): the Outlook 2021 sync fails"
+    ).search_text
+    for secret in ("Maria", "Gonzalez", "maria.gonzalez"):
+        assert secret not in leaked
+    assert "Outlook 2021" in leaked
