@@ -1,5 +1,9 @@
 """The redactor for web egress: minimise the query, then redact what is left (issue 11).
 
+Presidio looks at the query twice: once on the whole question, where its context words
+("address", "phone") are still there, so that every span it finds there is dropped by the
+minimiser too; and once, as the second layer, on the minimised text that would leave.
+
 :class:`MinimisingRedactor` is a :class:`~pipeline.deps.Redactor`: the graph's
 ``redact_query`` node and the worker call it like the plain Presidio redactor, and it
 returns a :class:`~pipeline.deps.Redaction` whose ``search_text`` is what the provider
@@ -58,16 +62,25 @@ class MinimisingRedactor:
             redactor replaced; its ``withheld`` is set (and its text empty) when too little
             was left to search on.
         """
-        minimised = self._minimiser.minimise(text, deny_terms)
+        found: list[tuple[int, int, str]] = []
+        if isinstance(self._inner, PresidioRedactor):
+            found = sorted(
+                (r.start, r.end, r.entity_type)
+                for r in self._inner.analyze(text, deny_terms, allow=self._minimiser.vouches)
+            )
+        minimised = self._minimiser.minimise(
+            text, deny_terms, drop=[(start, end) for start, end, _ in found]
+        )
         if minimised.reason is not None:
-            return Redaction(text="", withheld=minimised.reason)
+            return Redaction(text="", entities=[e for *_, e in found], withheld=minimised.reason)
         if isinstance(self._inner, PresidioRedactor):
             redaction = self._inner.redact(
                 minimised.text, deny_terms, allow=self._minimiser.vouches
             )
         else:
             redaction = self._inner.redact(minimised.text, deny_terms)
-        return Redaction(text=redaction.text, entities=list(redaction.entities))
+        entities = [e for *_, e in found] + list(redaction.entities)
+        return Redaction(text=redaction.text, entities=entities)
 
 
 def build_egress_redactor(

@@ -349,12 +349,20 @@ class Minimiser:
         self._known = known_terms or (lambda _word: False)
         self._min_terms = min_terms
 
-    def minimise(self, text: str, deny_terms: Iterable[str] = ()) -> Minimised:
+    def minimise(
+        self,
+        text: str,
+        deny_terms: Iterable[str] = (),
+        *,
+        drop: Sequence[tuple[int, int]] = (),
+    ) -> Minimised:
         """Return the known-safe pieces of ``text``.
 
         Args:
             text: A question or query in any language and script.
             deny_terms: The tenant's terms that must never leave (whole words, any case).
+            drop: ``(start, end)`` character spans of ``text`` found by another detector
+                (Presidio on the whole question); every piece touching one is dropped.
 
         Returns:
             The minimised text, with a ``reason`` when too little is left to search on.
@@ -364,7 +372,7 @@ class Minimiser:
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
                     piece.quoted = True
-        forced = _forced_spans(text, deny_terms)
+        forced = [*_forced_spans(text, deny_terms), *drop]
         for piece in pieces:
             if any(s < piece.end and piece.start < e for s, e in forced):
                 piece.kind, piece.forced = "drop", True
@@ -667,7 +675,10 @@ class Minimiser:
                 while (
                     start > 0
                     and start > i - 4
-                    and (_capitalised(pieces[start - 1].core) or pieces[start - 1].core.isdigit())
+                    and (
+                        _capitalised(pieces[start - 1].core)
+                        or re.fullmatch(r"\d{1,5}[A-Za-z]?", pieces[start - 1].core) is not None
+                    )
                 ):
                     start -= 1
                 _drop_clause(text, pieces, start)
@@ -705,6 +716,7 @@ class Minimiser:
                 or (
                     not core[0].isupper()
                     and folded not in self._vocab.common
+                    and folded not in self._vocab.rare
                     and folded not in self._vocab.technical
                     and not _CJK.fullmatch(core)
                     and not all(

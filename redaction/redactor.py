@@ -148,6 +148,36 @@ class PresidioRedactor:
         """
         if not text.strip():
             return Redaction(text=text)
+        spans = [_to_span(result) for result in self.analyze(text, deny_terms, allow=allow)]
+        if not spans:
+            return Redaction(text=text)
+        anonymized = self._anonymizer.anonymize(
+            text=text,
+            analyzer_results=spans,
+            operators=self._operators,
+            # Overlapping spans of different types are trimmed, not dropped, so every
+            # character any recogniser flagged ends up inside some placeholder.
+            conflict_resolution=ConflictResolutionStrategy.REMOVE_INTERSECTIONS,
+        )
+        items = sorted(anonymized.items, key=lambda item: item.start)
+        return Redaction(text=anonymized.text, entities=[item.entity_type for item in items])
+
+    def analyze(
+        self,
+        text: str,
+        deny_terms: Sequence[str] = (),
+        *,
+        allow: Callable[[str, str], bool] | None = None,
+    ) -> list[RecognizerResult]:
+        """The spans :meth:`redact` would replace, refined, in no particular order.
+
+        Args:
+            text: Any text.
+            deny_terms: As for :meth:`redact`.
+            allow: As for :meth:`redact`.
+        """
+        if not text.strip():
+            return []
         terms = [t for t in deny_terms if t.strip()]
         ad_hoc: list[EntityRecognizer] = (
             [PatternRecognizer(supported_entity=DENY_TERM, deny_list=terms, deny_list_score=1.0)]
@@ -162,25 +192,13 @@ class PresidioRedactor:
             ad_hoc_recognizers=ad_hoc,
         )
         refined = refine_results(found, text)
-        if allow is not None:
-            refined = [
-                r
-                for r in refined
-                if r.entity_type == DENY_TERM or not allow(r.entity_type, text[r.start : r.end])
-            ]
-        spans = [_to_span(result) for result in refined]
-        if not spans:
-            return Redaction(text=text)
-        anonymized = self._anonymizer.anonymize(
-            text=text,
-            analyzer_results=spans,
-            operators=self._operators,
-            # Overlapping spans of different types are trimmed, not dropped, so every
-            # character any recogniser flagged ends up inside some placeholder.
-            conflict_resolution=ConflictResolutionStrategy.REMOVE_INTERSECTIONS,
-        )
-        items = sorted(anonymized.items, key=lambda item: item.start)
-        return Redaction(text=anonymized.text, entities=[item.entity_type for item in items])
+        if allow is None:
+            return list(refined)
+        return [
+            r
+            for r in refined
+            if r.entity_type == DENY_TERM or not allow(r.entity_type, text[r.start : r.end])
+        ]
 
 
 def _to_span(result: RecognizerResult) -> Span:
