@@ -13,10 +13,10 @@ reason and the graph skips the web round instead of sending anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from pipeline.deps import Redaction, Redactor
-from redaction.minimise import MIN_TERMS, Minimiser, Vocabulary
+from redaction.minimise import MIN_TERMS, Minimiser, Vocabulary, load_vocabulary
 from redaction.redactor import PresidioRedactor
 
 
@@ -35,7 +35,7 @@ class MinimisingRedactor:
         inner: Redactor,
         *,
         vocabulary: Vocabulary | None = None,
-        known_terms: Callable[[str], bool] | None = None,
+        known_terms: Callable[[Collection[str]], Collection[str]] | None = None,
         min_terms: int = MIN_TERMS,
     ) -> None:
         """Wrap ``inner``.
@@ -43,16 +43,29 @@ class MinimisingRedactor:
         Args:
             inner: The second layer, normally :class:`redaction.PresidioRedactor`.
             vocabulary: Word lists for the minimiser (default: loaded once per process).
-            known_terms: Optional: True for a case-folded word the tenant's corpus holds.
+            known_terms: Optional: the words, of those given, the tenant's corpus holds.
             min_terms: Fewer content terms left than this: the query is withheld.
         """
         self._inner = inner
-        self._minimiser = Minimiser(vocabulary, known_terms=known_terms, min_terms=min_terms)
+        self._vocabulary = vocabulary or load_vocabulary()
+        self._min_terms = min_terms
+        self._minimiser = Minimiser(self._vocabulary, known_terms=known_terms, min_terms=min_terms)
 
     @property
     def inner(self) -> Redactor:
         """The second layer."""
         return self._inner
+
+    def for_corpus(
+        self, known_terms: Callable[[Collection[str]], Collection[str]]
+    ) -> MinimisingRedactor:
+        """The same redactor (same loaded Presidio and word lists) with a tenant's corpus."""
+        return MinimisingRedactor(
+            self._inner,
+            vocabulary=self._vocabulary,
+            known_terms=known_terms,
+            min_terms=self._min_terms,
+        )
 
     def redact(self, text: str, deny_terms: Sequence[str] = ()) -> Redaction:
         """Minimise ``text``, then redact it.
@@ -84,7 +97,9 @@ class MinimisingRedactor:
 
 
 def build_egress_redactor(
-    inner: Redactor | None = None, *, known_terms: Callable[[str], bool] | None = None
+    inner: Redactor | None = None,
+    *,
+    known_terms: Callable[[Collection[str]], Collection[str]] | None = None,
 ) -> MinimisingRedactor:
     """The process-wide web-egress redactor: minimiser + Presidio (loads both, ~2-4 s).
 

@@ -16,7 +16,9 @@ A piece is known to be safe when it is one of:
 * a common word of a language (wordfreq's lists, frequency of at least one in a million;
   rarer English words only in lower case and inside identifiers);
 * a term of the technical vocabulary shipped beside this file (``technical_terms.txt``);
-* a term the tenant's own corpus knows (``known_terms``, optional and injectable);
+* a word the tenant's own corpus holds (``known_terms``, optional and injectable: asked
+  once per question, with the words no list knows; see :class:`corpus.known_terms.
+  IndexVocabulary`); never a word of the name lists;
 * in Chinese and Japanese, which have no spaces, a run of characters covered by words of
   the vocabulary (greedy longest match).
 
@@ -46,7 +48,7 @@ import importlib
 import pkgutil
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +64,7 @@ MIN_TERMS = 2
 
 TERMS_FILE = Path(__file__).with_name("technical_terms.txt")
 
+_MAX_CORPUS_WORDS = 24
 _VERY_COMMON_ZIPF = 4.0
 _RARE_EN_ZIPF = 1.5
 _FUNCTION_ZIPF = 5.5
@@ -328,16 +331,16 @@ class Minimiser:
         self,
         vocabulary: Vocabulary | None = None,
         *,
-        known_terms: Callable[[str], bool] | None = None,
+        known_terms: Callable[[Collection[str]], Collection[str]] | None = None,
         min_terms: int = MIN_TERMS,
     ) -> None:
         """Set up a minimiser.
 
         Args:
             vocabulary: Word lists; default :func:`load_vocabulary`.
-            known_terms: Optional: True for a case-folded word the tenant's own corpus
-                contains (e.g. a cached set of its index's terms). Such words are kept
-                unless they are names.
+            known_terms: Optional: given the case-folded words of a question that no list
+                knows, returns those the tenant's own corpus holds. Called at most once per
+                :meth:`minimise`; such words are kept unless they are names.
             min_terms: Fewer content terms than this left: ``reason`` is set.
 
         Raises:
@@ -346,7 +349,8 @@ class Minimiser:
         if min_terms < 0:
             raise ValueError(f"min_terms must be >= 0, got {min_terms}")
         self._vocab = vocabulary or load_vocabulary()
-        self._known = known_terms or (lambda _word: False)
+        self._lookup = known_terms
+        self._corpus_words: frozenset[str] = frozenset()
         self._min_terms = min_terms
 
     def minimise(
@@ -368,6 +372,7 @@ class Minimiser:
             The minimised text, with a ``reason`` when too little is left to search on.
         """
         pieces = _pieces(text)
+        self._corpus_words = self._ask_corpus(pieces)
         for m in _QUOTED.finditer(text):
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
@@ -444,6 +449,27 @@ class Minimiser:
         if _CJK.fullmatch(piece.core):
             return len(piece.core) >= 2
         return len(word) >= 3 and word not in self._vocab.function
+
+    def _ask_corpus(self, pieces: Sequence[_Piece]) -> frozenset[str]:
+        """The words of ``pieces`` that only the tenant's corpus could vouch for, looked up."""
+        if self._lookup is None:
+            return frozenset()
+        vocab = self._vocab
+        unknown = {
+            word
+            for piece in pieces
+            for word in (w.casefold() for w in re.findall(r"[^\W\d_]{3,}", piece.core))
+            if word not in vocab.common
+            and word not in vocab.technical
+            and word not in vocab.names
+            and not _CJK.fullmatch(word)
+        }
+        if not unknown:
+            return frozenset()
+        return frozenset(self._lookup(sorted(unknown)[:_MAX_CORPUS_WORDS])) & unknown
+
+    def _known(self, folded: str) -> bool:
+        return folded in self._corpus_words
 
     def _word_known(self, word: str) -> bool:
         folded = word.casefold()

@@ -93,6 +93,8 @@ class Resources:
     limits: Limits
     breaker: RedisCircuitBreaker
     index_sizes: IndexSizes = dataclasses.field(default_factory=IndexSizes)
+    corpus_words: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Per tenant, the cache of :class:`corpus.known_terms.IndexVocabulary` answers."""
     _embeddings: Embeddings | None = dataclasses.field(default=None, repr=False)
 
     def embeddings(self) -> Embeddings:
@@ -184,12 +186,31 @@ class Resources:
             models=self.models,
             retriever=SizedRetriever(retriever, job.tenant_id, self.index_sizes),
             web_search=self.web_search(job, policy) if web else None,
-            redactor=self.redactor,
+            redactor=self.egress_redactor(job.tenant_id) if web else self.redactor,
             limits=self.limits,
             allow_web=web,
             breaker=self.breaker,
             deny_terms=policy.deny_terms,
         )
+
+    def egress_redactor(self, tenant_id: str) -> Redactor:
+        """The web-egress redactor for one tenant: its own corpus counts as known-safe words.
+
+        The minimiser keeps a word no list knows when the tenant's index holds it in a few
+        chunks (:class:`corpus.known_terms.IndexVocabulary`); answers are cached per tenant.
+        """
+        from collections import OrderedDict
+
+        from corpus.known_terms import IndexVocabulary
+        from redaction.egress import MinimisingRedactor
+
+        if not isinstance(self.redactor, MinimisingRedactor):
+            return self.redactor
+        cache = self.corpus_words.setdefault(tenant_id, OrderedDict())
+        lookup = IndexVocabulary(
+            self.es, tenant_id, index_prefix=self.settings.index_prefix, cache=cache
+        )
+        return self.redactor.for_corpus(lookup)
 
     def web_search(self, job: Job, policy: TenantPolicy) -> WebSearch | None:
         """The configured provider for ``job``, or ``None`` when none is configured.
