@@ -1,13 +1,20 @@
 """What the web-search provider would receive, on the egress corpus (``tests/data/egress``).
 
-Per personal-data type, how many labelled values were removed from the search text; how
-many labelled technical terms survive verbatim (personal and technical questions); the
-redaction time per query (p50/p95). The corpus was written without seeing the redactor;
-its ``heldout`` part is reported in aggregate only (no value or term is printed), so it
-stays unseen while the redactor is tuned on ``dev``::
+By default the egress path of the service is measured: the question minimised
+(:mod:`redaction.minimise`), then redacted by Presidio (:class:`redaction.egress.
+MinimisingRedactor`). ``--redact-only`` measures Presidio alone, the figure before issue 11.
+
+Per personal-data type, how many labelled values were removed from what the provider
+receives; how many labelled technical terms survive verbatim (a ``terms`` entry counts as
+kept only when it occurs, exactly and whole, in the search text; a question whose web round
+is skipped keeps none of its terms and leaks nothing); how many questions were withheld;
+the time per query (p50/p95). The corpus was written without seeing the redactor; its
+``heldout`` part is reported in aggregate only (no value or term is printed), so it stays
+unseen while the minimiser is tuned on ``dev``::
 
     .venv/bin/python -m bench.egress_eval                      # dev, with every miss
     .venv/bin/python -m bench.egress_eval --split heldout      # figures only
+    .venv/bin/python -m bench.egress_eval --redact-only        # Presidio alone
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ import statistics
 import time
 from pathlib import Path
 
+from pipeline.deps import Redactor
 from redaction import build_redactor
+from redaction.egress import MinimisingRedactor
 from redaction.evaluate import measure_recall, measure_terms
 from redaction.pii_corpus import load_questions
 
@@ -28,14 +37,17 @@ def main(argv: list[str] | None = None) -> None:
     """Measure one split and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--split", choices=["dev", "heldout"], default="dev")
+    parser.add_argument("--redact-only", action="store_true", help="Presidio alone")
     args = parser.parse_args(argv)
     personal = load_questions(DATA / f"personal.{args.split}.jsonl")
     technical = load_questions(DATA / f"technical.{args.split}.jsonl")
-    redactor = build_redactor()
+    presidio = build_redactor()
+    redactor: Redactor = presidio if args.redact_only else MinimisingRedactor(presidio)
     show = args.split == "dev"
+    mode = "redact only (Presidio)" if args.redact_only else "minimise, then redact"
 
     recall = measure_recall(redactor, personal)
-    print(f"split {args.split}: {len(personal)} personal, {len(technical)} technical questions\n")
+    print(f"split {args.split}, {mode}: {len(personal)} personal, {len(technical)} technical\n")
     print(f"{'type':<16}{'removed':>8}{'total':>7}")
     for row in recall.by_type:
         if row.total:
@@ -48,7 +60,11 @@ def main(argv: list[str] | None = None) -> None:
 
     for name, questions in (("personal", personal), ("technical", technical)):
         terms = measure_terms(redactor, questions)
-        print(f"\nterms kept, {name} questions: {terms.kept}/{terms.total} ({terms.share:.1%})")
+        withheld = sum(1 for q in questions if redactor.redact(q.text).withheld)
+        print(
+            f"\nterms kept, {name} questions: {terms.kept}/{terms.total} ({terms.share:.1%});"
+            f" web round skipped for {withheld}/{len(questions)}"
+        )
         for _question, term, sent in terms.lost if show else ():
             print(f"  LOST {term!r} -> {sent!r}")
 
@@ -58,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
         redactor.redact(question.text)
         times.append((time.perf_counter() - started) * 1000)
     p95 = statistics.quantiles(times, n=20)[18]
-    print(f"\nredaction per query: p50 {statistics.median(times):.1f} ms, p95 {p95:.1f} ms")
+    print(f"\nper query ({mode}): p50 {statistics.median(times):.1f} ms, p95 {p95:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -274,6 +274,7 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
     }[reason]
     extra = (
         state.get("retrieval_error")
+        or state.get("web_skipped")
         or state.get("model_error")
         or state.get("model_unusable")
         or _grader_failure(state)

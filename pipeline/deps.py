@@ -71,10 +71,13 @@ class Redaction:
     Attributes:
         text: The text with each personal-data span replaced by ``<ENTITY_TYPE>``.
         entities: Entity types found, in text order (e.g. ``["PERSON", "EMAIL_ADDRESS"]``).
+        withheld: Why nothing may be sent (too little known-safe text was left after
+            minimising, :mod:`redaction.minimise`); None when ``search_text`` may leave.
     """
 
     text: str
     entities: list[str] = field(default_factory=list)
+    withheld: str | None = None
 
     @property
     def search_text(self) -> str:

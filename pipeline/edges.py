@@ -45,11 +45,18 @@ def over_budget(state: CragState, upcoming: int = 1) -> bool:
     )
 
 
+def web_left(state: CragState) -> bool:
+    """True when web search is on and this turn has had no web round (sent or skipped)."""
+    return (
+        state["budget"]["web_enabled"]
+        and not state.get("web_used", False)
+        and not state.get("web_skipped")
+    )
+
+
 def fallback(state: CragState) -> Fallback:
     """Web search if it is enabled and has not run this turn; otherwise abstain."""
-    if state["budget"]["web_enabled"] and not state.get("web_used", False):
-        return "redact_query"
-    return "abstain"
+    return "redact_query" if web_left(state) else "abstain"
 
 
 def after_begin(
@@ -156,11 +163,11 @@ def after_grading(
         # question to the web.
         return "abstain"
     tier = confidence_tier(state)
-    web_left = budget["web_enabled"] and not state.get("web_used", False)
-    if enough and (tier == "correct" or (tier == "ambiguous" and not web_left)):
+    web = web_left(state)
+    if enough and (tier == "correct" or (tier == "ambiguous" and not web)):
         # After an off-target answer and a rewrite, generations may already be spent.
         return "generate" if can_generate else "abstain"
-    if tier == "ambiguous" and web_left:
+    if tier == "ambiguous" and web:
         return "redact_query"
     if state.get("rewrites", 0) < budget["max_rewrites"]:
         return "rewrite_query"

@@ -72,6 +72,7 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
         "graded": [RESET],
         "retrieval_error": None,
         "web_query": None,
+        "web_skipped": None,
         "web_used": False,
         "generation": None,
         "feedback": "",
@@ -270,25 +271,45 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
 
 @traced_node("redact_query")
 def redact_query(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Strip personal data from the query before it leaves for web search."""
+    """Minimise and strip personal data from the query before it leaves for web search.
+
+    The service's redactor (:class:`redaction.egress.MinimisingRedactor`) keeps only the
+    known-safe part of the query, then redacts it. When too little is left to search on it
+    withholds the query: ``web_skipped`` records why and ``web_query`` stays None, so
+    ``web_search`` sends nothing and the round counts as one that found nothing.
+    """
     deps = runtime.context
     redaction = deps.redactor.redact(state["query"], deps.deny_terms)
     kept = [g["document"] for g in state.get("graded", []) if g["relevant"]]
-    if redaction.entities:
-        log.info("redacted %s from a web query", ",".join(sorted(set(redaction.entities))))
     # An ambiguous index round keeps its relevant chunks beside the web results; an
     # incorrect one (or a question routed straight to the web) starts from nothing.
-    return {
-        "web_query": redaction.search_text,
-        "kept": kept if kept_for_web_round(state) else [],
-    }
+    update: Update = {"kept": kept if kept_for_web_round(state) else []}
+    if redaction.withheld is not None or not redaction.search_text.strip():
+        reason = redaction.withheld or "nothing was left to search on after redaction"
+        log.info("web round skipped for tenant %s: %s", deps.tenant_id, reason)
+        return update | {"web_query": None, "web_skipped": f"web search skipped: {reason}"}
+    if redaction.entities:
+        log.info("redacted %s from a web query", ",".join(sorted(set(redaction.entities))))
+    return update | {"web_query": redaction.search_text, "web_skipped": None}
 
 
 @traced_node("web_search")
 def web_search(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Search the web with the redacted query only; a failure is recorded, not raised."""
+    """Search the web with the redacted query only; a failure is recorded, not raised.
+
+    A withheld query (``web_skipped``) sends nothing: the round has no documents and no
+    error, so the turn goes on as if the web had found nothing.
+    """
     deps = runtime.context
     query = state.get("web_query")
+    if state.get("web_skipped"):
+        return {
+            "round": state["round"] + 1,
+            "round_source": "web",
+            "graded": [RESET],
+            "documents": [],
+            "retrieval_error": None,
+        }
     update: Update = {
         "round": state["round"] + 1,
         "round_source": "web",

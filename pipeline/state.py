@@ -223,6 +223,10 @@ class CragState(TypedDict, total=False):
     """Set when the index or web search failed this round (a handled state)."""
     web_query: str | None
     """The redacted query that left for web search, if any."""
+    web_skipped: NotRequired[str | None]
+    """Why this turn's web round sent nothing (too little known-safe text was left after
+    minimising the query, :mod:`redaction.minimise`); the round then counts as one that
+    found nothing."""
     web_used: bool
     """True once a web search ran this turn."""
     generation: Generation | None

@@ -26,6 +26,7 @@ _UPDATE_ATTRIBUTES = {
     "rewrites": "crag.rewrites",
     "generations": "crag.generations",
     "web_used": "crag.web_used",
+    "web_skipped": "crag.web_skipped",
     "grounded": "crag.grounded",
     "resolves": "crag.resolves",
     "retrieval_error": "crag.retrieval_error",

@@ -5,7 +5,7 @@ Source: Presidio analyzer and anonymizer (https://microsoft.github.io/presidio/)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from presidio_analyzer import (
     AnalyzerEngine,
@@ -123,7 +123,13 @@ class PresidioRedactor:
         """The entity types this redactor replaces."""
         return tuple(self._entities)
 
-    def redact(self, text: str, deny_terms: Sequence[str] = ()) -> Redaction:
+    def redact(
+        self,
+        text: str,
+        deny_terms: Sequence[str] = (),
+        *,
+        allow: Callable[[str, str], bool] | None = None,
+    ) -> Redaction:
         """Return ``text`` with each personal-data span replaced by ``<ENTITY_TYPE>``.
 
         Typical cost is 5-25 ms for a question-sized text on one CPU core.
@@ -133,12 +139,45 @@ class PresidioRedactor:
             deny_terms: The tenant's own terms that must never leave (customer names,
                 project code names); matched case-insensitively as whole words and
                 replaced by ``<DENY_TERM>``.
+            allow: Optional ``(entity_type, span_text) -> bool``: a span it returns True for
+                is left in place (the minimiser vouching for a known false-positive shape,
+                :meth:`redaction.minimise.Minimiser.vouches`). Never asked about deny terms.
 
         Returns:
             The redacted text and the entity types replaced, in text order.
         """
         if not text.strip():
             return Redaction(text=text)
+        spans = [_to_span(result) for result in self.analyze(text, deny_terms, allow=allow)]
+        if not spans:
+            return Redaction(text=text)
+        anonymized = self._anonymizer.anonymize(
+            text=text,
+            analyzer_results=spans,
+            operators=self._operators,
+            # Overlapping spans of different types are trimmed, not dropped, so every
+            # character any recogniser flagged ends up inside some placeholder.
+            conflict_resolution=ConflictResolutionStrategy.REMOVE_INTERSECTIONS,
+        )
+        items = sorted(anonymized.items, key=lambda item: item.start)
+        return Redaction(text=anonymized.text, entities=[item.entity_type for item in items])
+
+    def analyze(
+        self,
+        text: str,
+        deny_terms: Sequence[str] = (),
+        *,
+        allow: Callable[[str, str], bool] | None = None,
+    ) -> list[RecognizerResult]:
+        """The spans :meth:`redact` would replace, refined, in no particular order.
+
+        Args:
+            text: Any text.
+            deny_terms: As for :meth:`redact`.
+            allow: As for :meth:`redact`.
+        """
+        if not text.strip():
+            return []
         terms = [t for t in deny_terms if t.strip()]
         ad_hoc: list[EntityRecognizer] = (
             [PatternRecognizer(supported_entity=DENY_TERM, deny_list=terms, deny_list_score=1.0)]
@@ -152,19 +191,14 @@ class PresidioRedactor:
             score_threshold=self._score_threshold,
             ad_hoc_recognizers=ad_hoc,
         )
-        spans = [_to_span(result) for result in refine_results(found, text)]
-        if not spans:
-            return Redaction(text=text)
-        anonymized = self._anonymizer.anonymize(
-            text=text,
-            analyzer_results=spans,
-            operators=self._operators,
-            # Overlapping spans of different types are trimmed, not dropped, so every
-            # character any recogniser flagged ends up inside some placeholder.
-            conflict_resolution=ConflictResolutionStrategy.REMOVE_INTERSECTIONS,
-        )
-        items = sorted(anonymized.items, key=lambda item: item.start)
-        return Redaction(text=anonymized.text, entities=[item.entity_type for item in items])
+        refined = refine_results(found, text)
+        if allow is None:
+            return list(refined)
+        return [
+            r
+            for r in refined
+            if r.entity_type == DENY_TERM or not allow(r.entity_type, text[r.start : r.end])
+        ]
 
 
 def _to_span(result: RecognizerResult) -> Span:

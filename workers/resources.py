@@ -93,6 +93,8 @@ class Resources:
     limits: Limits
     breaker: RedisCircuitBreaker
     index_sizes: IndexSizes = dataclasses.field(default_factory=IndexSizes)
+    corpus_words: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """Per tenant, the cache of :class:`corpus.known_terms.IndexVocabulary` answers."""
     _embeddings: Embeddings | None = dataclasses.field(default=None, repr=False)
 
     def embeddings(self) -> Embeddings:
@@ -127,7 +129,7 @@ class Resources:
             models: Chat models by role (default: from settings; tests inject scripted ones).
         """
         from corpus import make_es_client
-        from redaction import build_redactor
+        from redaction.egress import build_egress_redactor
         from workers.llm_factory import make_models
 
         engine = make_engine(settings.database_url)
@@ -146,7 +148,7 @@ class Resources:
             checkpointer=checkpointer,
             graph=build_graph(checkpointer),
             models=models or make_models(settings),
-            redactor=build_redactor(),
+            redactor=build_egress_redactor(),
             limits=limits_from(settings),
             breaker=RedisCircuitBreaker(
                 redis,
@@ -184,12 +186,31 @@ class Resources:
             models=self.models,
             retriever=SizedRetriever(retriever, job.tenant_id, self.index_sizes),
             web_search=self.web_search(job, policy) if web else None,
-            redactor=self.redactor,
+            redactor=self.egress_redactor(job.tenant_id) if web else self.redactor,
             limits=self.limits,
             allow_web=web,
             breaker=self.breaker,
             deny_terms=policy.deny_terms,
         )
+
+    def egress_redactor(self, tenant_id: str) -> Redactor:
+        """The web-egress redactor for one tenant: its own corpus counts as known-safe words.
+
+        The minimiser keeps a word no list knows when the tenant's index holds it in a few
+        chunks (:class:`corpus.known_terms.IndexVocabulary`); answers are cached per tenant.
+        """
+        from collections import OrderedDict
+
+        from corpus.known_terms import IndexVocabulary
+        from redaction.egress import MinimisingRedactor
+
+        if not isinstance(self.redactor, MinimisingRedactor):
+            return self.redactor
+        cache = self.corpus_words.setdefault(tenant_id, OrderedDict())
+        lookup = IndexVocabulary(
+            self.es, tenant_id, index_prefix=self.settings.index_prefix, cache=cache
+        )
+        return self.redactor.for_corpus(lookup)
 
     def web_search(self, job: Job, policy: TenantPolicy) -> WebSearch | None:
         """The configured provider for ``job``, or ``None`` when none is configured.

@@ -16,6 +16,18 @@ from workers.settings import get_settings
 
 
 @pytest.fixture(scope="session")
+def redactor() -> object:
+    """The service's web-egress redactor (minimise, then Presidio), loaded once per session.
+
+    Overrides the Presidio-only fixture of ``tests/conftest.py``: the graph runs here with
+    the redactor the workers use (:func:`redaction.egress.build_egress_redactor`).
+    """
+    from redaction.egress import build_egress_redactor
+
+    return build_egress_redactor()
+
+
+@pytest.fixture(scope="session")
 def es() -> Iterator[Elasticsearch]:
     """The Elasticsearch client at settings ``elasticsearch_url``; fails if it is down."""
     url = get_settings().elasticsearch_url

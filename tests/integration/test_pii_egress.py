@@ -46,8 +46,13 @@ def test_routed_to_the_web(
     deps = make_deps(es, "t-pii-egress", model, redactor, web_url=web_provider.url)
     state = run_turn(deps, question.text, graph=graph)
 
-    [sent] = [request["query"] for request in web_provider.requests]
+    sent_all = [request["query"] for request in web_provider.requests]
     assert state["trace"][:4] == ["begin_turn", "route_question", "redact_query", "web_search"]
+    if state.get("web_skipped"):  # too little known-safe text: nothing left the fleet
+        assert sent_all == [] and state["web_query"] is None
+        assert state["outcome"]["reason"] == "no_relevant_sources"
+        return
+    [sent] = sent_all
     assert state["web_query"] == sent
     assert leaks(question, sent) == []
 
@@ -104,6 +109,10 @@ def test_rewritten_queries_are_redacted_too(
         "assess_grades",
         "abstain",
     ]
-    [sent] = [request["query"] for request in web_provider.requests]
+    sent_all = [request["query"] for request in web_provider.requests]
+    if state.get("web_skipped"):  # too little known-safe text: nothing left the fleet
+        assert sent_all == []
+        return
+    [sent] = sent_all
     assert sent.endswith("(retry)")  # the rewriter's query, not the user's question
     assert leaks(question, sent) == []
