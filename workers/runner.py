@@ -319,6 +319,11 @@ def run_graph(
                 config,
                 context=deps,
                 stream_mode=["values", "tasks"],
+                # Each super-step's checkpoint is written before the next step starts:
+                # LangGraph's default ("async") writes it while the next step runs, so a
+                # worker killed meanwhile lost the steps it had finished and ran them again
+                # (a kill 50 ms into a run on a loaded host restarted the turn from scratch).
+                durability="sync",
             )
             try:
                 with closing(steps):
