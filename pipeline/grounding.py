@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from pipeline.documents import Document
 from pipeline.lexical import (
@@ -84,7 +84,7 @@ def support_problems(
     """
     problems = []
     for i, claim in enumerate(generation["claims"], start=1):
-        evidence = " ".join(by_id[s]["text"] for s in claim["source_ids"] if s in by_id)
+        evidence = cited_text([claim["source_ids"]], by_id)
         missing = sorted(numbers(claim["text"]) - numbers(evidence))
         lowered = evidence.lower()
         unnamed = sorted(n for n in identifiers(claim["text"]) if n not in lowered)
@@ -98,6 +98,11 @@ def support_problems(
         elif support_ratio(claim["text"], evidence) < min_support:
             problems.append(f"claim {i} is mostly not in the sources it cites")
     return problems
+
+
+def cited_text(source_ids: Sequence[Sequence[str]], by_id: Mapping[str, Document]) -> str:
+    """The text of the graded chunks named in ``source_ids`` (one id list per claim), joined."""
+    return " ".join(by_id[s]["text"] for ids in source_ids for s in ids if s in by_id)
 
 
 def resolution_problem(
@@ -121,9 +126,7 @@ def resolution_problem(
         generation: A generation that passed :func:`citation_problems`.
         by_id: The graded-relevant chunks by id.
     """
-    cited = " ".join(
-        by_id[s]["text"] for c in generation["claims"] for s in c["source_ids"] if s in by_id
-    ).lower()
+    cited = cited_text([c["source_ids"] for c in generation["claims"]], by_id).lower()
     named = sorted(identifiers(question))
     if named and not any(n in cited for n in named):
         return f"no cited source mentions {', '.join(named)}, which the question asks about"
