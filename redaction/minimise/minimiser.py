@@ -63,7 +63,7 @@ LANGUAGES: tuple[str, ...] = (
 MIN_TERMS = 2
 """Fewer content terms than this left after minimising: the web round is skipped."""
 
-TERMS_FILE = Path(__file__).with_name("technical_terms.txt")
+TERMS_FILE = Path(__file__).parents[1] / "technical_terms.txt"
 
 _MAX_CORPUS_WORDS = 24
 _VERY_COMMON_ZIPF = 4.0
