@@ -1,0 +1,296 @@
+"""The classification of one piece of a question (:class:`Classifier`).
+
+Each piece not already dropped by a pattern or a cue gets a kind: ``tech`` (a technical
+token: version, error code, identifier of known words, flag, CamelCase product, acronym),
+``word`` (a common word or a term of the vocabulary), ``name`` (a name or an unknown
+capitalised word), ``drop`` (unknown) or ``punct`` (no letters or digits). Three kinds are
+provisional until :meth:`Classifier.spread_names` has run: ``lname`` (a common word that
+is also a name), ``cname`` (an ALL-CAPS code) and ``acro`` (a short acronym) are kept
+unless beside a name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from redaction.minimise.cues import CJK_NAME_CUES
+from redaction.minimise.pieces import (
+    CJK,
+    Piece,
+    capitalised,
+    is_camel,
+    is_cased_script,
+    is_hangul,
+    joined,
+    joined_pieces,
+    name_shaped,
+    neighbour,
+    next_is_version,
+    sentence_start,
+    word_set,
+)
+from redaction.minimise.vocabulary import Vocabulary, is_name
+
+_SPLIT = re.compile(r"[._/:@\-=+~#%$\\]+")
+
+_EXTENSIONS = word_set(
+    "json yaml yml toml xml ini conf cfg log txt csv md py js ts jsx tsx java jar class go rs "
+    "rb php pl sh ps1 bat exe dll sys so dylib msi deb rpm apk dmg iso zip gz tar tgz bz2 7z "
+    "pdf docx xlsx pptx html htm css sql db sqlite pem crt key pub p12 pfx cer lock env "
+    "service socket timer plist reg vhdx vmdk img bin efi git"
+)
+
+_HANGUL_ENDINGS = (
+    "입니다", "습니다", "합니다", "했습니다", "에서", "에게", "으로", "하고", "이고", "이며",
+    "에", "를", "을", "이", "가", "은", "는", "의", "로", "와", "과", "도", "만", "께서",
+)  # fmt: skip
+
+
+class Classifier:
+    """Classifies the pieces of one question.
+
+    Holds the vocabulary and the words of the question the tenant's corpus holds (asked
+    once per question by :class:`redaction.minimise.Minimiser`).
+    """
+
+    def __init__(self, vocabulary: Vocabulary, corpus_words: frozenset[str]) -> None:
+        self._vocab = vocabulary
+        self._corpus_words = corpus_words
+
+    def is_content(self, piece: Piece) -> bool:
+        """True when a kept piece counts as a content term (``Minimised.terms``)."""
+        if piece.kind == "tech":
+            return True
+        word = piece.core.casefold()
+        if CJK.fullmatch(piece.core):
+            return len(piece.core) >= 2
+        return len(word) >= 3 and word not in self._vocab.function
+
+    def _known(self, folded: str) -> bool:
+        return folded in self._corpus_words
+
+    def _word_known(self, word: str) -> bool:
+        folded = word.casefold()
+        return (
+            folded in self._vocab.common or folded in self._vocab.technical or self._known(folded)
+        )
+
+    def _is_name(self, word: str) -> bool:
+        return is_name(self._vocab, word)
+
+    def classify(self, pieces: list[Piece], i: int, caps_text: bool) -> str:
+        """The kind of piece ``i``: tech, word, name, drop, punct, or lname, cname, acro."""
+        piece = pieces[i]
+        core = piece.core
+        if not core:
+            return "punct"
+        if CJK.fullmatch(core):
+            return self._classify_cjk(core)
+        folded = core.casefold()
+        if folded in self._vocab.technical or (self._known(folded) and not self._is_name(core)):
+            return "tech"
+        if re.fullmatch(r"--?[^\W\d_][\w\-.=]*", core):
+            return "tech"  # a command-line flag: "--legacy-peer-deps", "-Xmx"
+        scoped = re.fullmatch(r"@([a-z0-9][\w.\-]*)/[\w.\-]+(?:@[\w.^~\-]+)?", core)
+        if scoped and not self._is_name(scoped.group(1)):
+            return "tech"  # an npm package specifier: "@vitejs/plugin-react"
+        if any(c.isdigit() for c in core):
+            return self._classify_digits(core)
+        hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
+        if hyphenated and any(is_camel(p) and not name_shaped(p) for p in core.split("-")):
+            return "tech"  # "Set-MgUserLicense", "pushTAN-Version"
+        if not hyphenated and (_SPLIT.search(core.strip("-")) or core.startswith("-")):
+            return self._classify_identifier(core)
+        letters = [c for c in core if c.isalpha()]
+        if not letters:
+            return "punct"
+        if not all(is_cased_script(c) for c in letters):
+            return self._classify_uncased(core)
+        if is_camel(core) and not name_shaped(core):
+            return "tech"
+        if core.isupper() and len(letters) >= 2 and not caps_text:
+            parts = [p for p in re.split(r"[\-'\u2019]", core) if p]
+            if any(self._is_name(p) for p in parts):
+                return "cname" if len(letters) <= 5 and not hyphenated else "name"
+            if hyphenated and not all(self._word_known(p) for p in parts if len(p) > 2):
+                return "name"
+            if len(letters) <= 5 or self._word_known(core):
+                return "acro"
+            return "cname"  # "ERESOLVE", "EACCES": an error code, unless beside a name
+        title = core[0].isupper()
+        if title or caps_text:
+            return self._classify_title(pieces, i, core)
+        return self._classify_lower(core)
+
+    def _classify_title(self, pieces: list[Piece], i: int, core: str) -> str:
+        folded = core.casefold()
+        parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
+        if next_is_version(pieces, i):
+            return "tech"  # "Hugo 0.125", "Nextcloud 28": a product and its version
+        if re.match(r"[^\W\d_][\-][A-Z]", core) and self._word_known(core[2:]):
+            return "word"  # "Q-Park", "X-Ray", "e-Tax"
+        if any(self._is_name(p) for p in parts):
+            prev = neighbour(pieces, i, -1)
+            after_product = (
+                prev is not None and prev.kind == "tech" and joined(pieces, prev, pieces[i])
+            )
+            common = folded in self._vocab.common
+            in_phrase = not sentence_start(pieces, i) and (
+                self._plain_title(neighbour(pieces, i, -1), pieces[i])
+                or self._plain_title(neighbour(pieces, i, 1), pieces[i])
+            )
+            before_product = (
+                i + 1 < len(pieces)
+                and pieces[i + 1].start == pieces[i].end + 1
+                and capitalised(pieces[i + 1].core)
+                and next_is_version(pieces, i + 1)
+            )
+            if folded in self._vocab.function or (
+                common and (pieces[i].quoted or after_product or in_phrase or before_product)
+            ):
+                # "'Internal Server Error'", "Ubuntu Server", "Mercado Pago", "Little Snitch
+                # 5.7": kept unless beside a name
+                return "lname"
+            return "name"
+        if all(p in self._vocab.common or p in self._vocab.technical for p in parts):
+            return "word"
+        return "name"  # an unknown capitalised word: likely a name, never sent
+
+    def _plain_title(self, other: Piece | None, piece: Piece) -> bool:
+        """True when ``other`` is a capitalised common word, in no name list, next to ``piece``."""
+        if other is None or not capitalised(other.core) or not joined_pieces(other, piece):
+            return False
+        folded = other.core.casefold()
+        return folded in self._vocab.common and not self._is_name(folded)
+
+    def _classify_lower(self, core: str) -> str:
+        folded = core.casefold()
+        parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
+        if folded in self._vocab.very_common:
+            return "word"
+        known = [p in self._vocab.common or p in self._vocab.rare for p in parts]
+        names = [self._is_name(p) and p not in self._vocab.very_common for p in parts]
+        if all(known) and not all(names):
+            return "word"
+        if all(known) and len(parts) == 1 and folded in self._vocab.common:
+            return "lname"  # a common word that is also a name: kept unless beside one
+        return "name" if any(names) else "drop"
+
+    def _classify_uncased(self, core: str) -> str:
+        folded = core.casefold()
+        if self._is_name(folded):
+            return "name"
+        if folded in self._vocab.common:
+            return "word"
+        if is_hangul(core):
+            for ending in _HANGUL_ENDINGS:
+                stem = folded.removesuffix(ending)
+                if stem != folded and len(stem) >= 2:
+                    if self._is_name(stem) or self._is_name(stem[1:]):
+                        return "name"
+                    if stem in self._vocab.common:
+                        return "word"
+            if len(core) >= 2 and self._is_name(core[0]) and self._is_name(core[1:3]):
+                return "name"
+        return "drop"
+
+    def _classify_cjk(self, core: str) -> str:
+        """A run of Chinese or Japanese characters: kept only if the vocabulary covers it.
+
+        Greedy longest match; any name or uncovered character drops the whole run (the
+        run is usually one phrase; a name inside it is not split out safely).
+        """
+        if any(cue in core for cue in CJK_NAME_CUES):
+            return "name"  # "…と申します", "我叫…": a name is introduced here
+        pos, longest = 0, self._vocab.longest_cjk
+        while pos < len(core):
+            for size in range(min(longest, len(core) - pos), 0, -1):
+                chunk = core[pos : pos + size]
+                if size >= 2 and chunk in self._vocab.names:
+                    return "name"
+                if chunk in self._vocab.common:
+                    pos += size
+                    break
+            else:
+                return "drop"
+        return "word"
+
+    def _classify_digits(self, core: str) -> str:
+        if re.search(r"\d{6,}", core) and not re.fullmatch(
+            r"(?:0x[0-9a-f]+|kb\d+|[0-9a-f]{8,}|[\d.]+|.*\.\w+)", core, re.I
+        ):
+            return "drop"  # an id-like run of digits inside a code ("T22000129")
+        parts = [p for p in _SPLIT.split(core) if p and not any(c.isdigit() for c in p)]
+        for part in parts:
+            for word in re.findall(r"[^\W\d_]{4,}", part):
+                unknown_name = self._is_name(word) and word.casefold() not in self._vocab.common
+                if unknown_name and (not word[0].isupper() or word[1:].islower()):
+                    return "drop"  # "jlfb_1979", "DreLyle77"
+        return "tech"
+
+    def _classify_identifier(self, core: str) -> str:
+        parts = [p for p in _SPLIT.split(core) if p]
+        if not parts:
+            return "punct"
+        last = parts[-1].casefold()
+        words = [w for p in parts for w in re.findall(r"[^\W\d_]{3,}", p)]
+        if core.isupper() and "_" in core:
+            return "tech"  # SEC_ERROR_UNKNOWN_ISSUER
+        dotted = [p.casefold() for p in core.split(".")]
+        if (
+            len(dotted) >= 2
+            and all(p.isalpha() for p in dotted)
+            and any(len(p) == 1 for p in dotted)
+            and not any(p in self._vocab.technical or p in _EXTENSIONS for p in dotted)
+        ):
+            return "drop"  # "a.b.kowalczyk", "m.rossi": a login made of initials and a name
+        unknown = [
+            w
+            for w in words
+            if not (
+                w.casefold() in self._vocab.common
+                or w.casefold() in self._vocab.rare
+                or w.casefold() in self._vocab.technical
+                or self._known(w.casefold())
+                or is_camel(w)
+                or w.isupper()
+                or w.casefold() in _EXTENSIONS
+            )
+        ]
+        names = [w for w in words if self._is_name(w)]
+        if unknown and not (last in _EXTENSIONS and len(unknown) == 1 and len(parts) == 2):
+            return "drop"
+        if words and len(names) == len(words):
+            return "drop"  # "a.b.kowalczyk", "fatima.zahra": a login made of names
+        return "tech"
+
+    def spread_names(self, pieces: list[Piece], caps_text: bool) -> None:
+        """A capitalised word (or a lower-case name) beside a dropped name goes with it."""
+        changed = True
+        while changed:
+            changed = False
+            for i, piece in enumerate(pieces):
+                if piece.kind not in ("word", "lname", "cname", "acro") or piece.forced:
+                    continue
+                near = [neighbour(pieces, i, -1), neighbour(pieces, i, 1)]
+                namely = (
+                    ("name", "cname", "lname") if piece.kind in ("cname", "lname") else ("name",)
+                )
+                uncased = not any(is_cased_script(c) for c in piece.core if c.isalpha())
+                beside_name = any(
+                    n is not None
+                    and n.kind in namely
+                    and joined(pieces, piece, n)
+                    and (not uncased or not any(is_cased_script(c) for c in n.core if c.isalpha()))
+                    for n in near
+                )
+                if not beside_name:
+                    continue
+                core = piece.core
+                spreads = piece.kind != "word" or core[:1].isupper() or caps_text or uncased
+                if spreads and core.casefold() not in self._vocab.technical:
+                    piece.kind = "name"
+                    changed = True
+        for piece in pieces:
+            if piece.kind in ("lname", "cname", "acro"):
+                piece.kind = "word" if piece.kind == "lname" else "tech"
