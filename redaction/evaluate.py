@@ -159,36 +159,72 @@ class TermReport:
     Attributes:
         kept: Labelled terms found verbatim in the search text.
         total: Labelled terms.
-        lost: ``(question, term, search text)`` for each term that did not reach it.
+        lost: ``(question, term, search text)`` for each term that a search would miss
+            (not :func:`searchable`).
+        searchable: Labelled terms a search engine still finds: their words, as it splits
+            them, in order and next to each other (see :func:`searchable`). At least ``kept``.
     """
 
     kept: int
     total: int
     lost: tuple[tuple[str, str, str], ...]
+    searchable: int = 0
 
     @property
     def share(self) -> float:
         """``kept / total`` in [0, 1]; 1.0 when no term is labelled."""
         return self.kept / self.total if self.total else 1.0
 
+    @property
+    def searchable_share(self) -> float:
+        """``searchable / total`` in [0, 1]; 1.0 when no term is labelled."""
+        return self.searchable / self.total if self.total else 1.0
+
+
+def search_words(text: str) -> list[str]:
+    """The words a search engine indexes ``text`` by: runs of letters and digits, case-folded.
+
+    ``"Rats! WebGL hit a snag."`` → ``["rats", "webgl", "hit", "a", "snag"]``;
+    ``"security.enterprise_roots.enabled"`` → ``["security", "enterprise", "roots",
+    "enabled"]``. Chinese and Japanese runs stay whole (no spaces to split on).
+    """
+    return _ALNUM_TOKEN.findall(text.casefold())
+
+
+def searchable(term: str, search_text: str) -> bool:
+    """True when every word of ``term`` is in ``search_text``, in order and adjacent.
+
+    The count of what a query still finds, as opposed to a verbatim match: a dropped "!" or
+    quote does not lose "Rats! WebGL hit a snag.", but a dropped "a" or "1.30" cut to "1"
+    does. A term with no word (pure punctuation) must appear verbatim.
+    """
+    words = search_words(term)
+    if not words:
+        return term in search_text
+    sent = search_words(search_text)
+    n = len(words)
+    return any(sent[i : i + n] == words for i in range(len(sent) - n + 1))
+
 
 def measure_terms(redactor: Redactor, questions: Iterable[Question]) -> TermReport:
-    """Count the labelled technical terms that survive into ``search_text`` verbatim.
+    """Count the labelled technical terms that survive into ``search_text``.
 
-    A term counts as kept only when it appears whole (a version cut short or a package
-    name split by a placeholder is lost), so this is a lower bound on what a search keeps.
+    Two counts: verbatim (the term appears whole, a lower bound) and :func:`searchable`
+    (its words in order, as a search engine reads the query). A version cut short or a
+    package name split by a placeholder is lost in both.
     """
-    kept = total = 0
+    kept = found = total = 0
     lost = []
     for question in questions:
         search_text = redactor.redact(question.text).search_text
         for term in question.terms:
             total += 1
-            if term in search_text:
-                kept += 1
+            kept += term in search_text
+            if searchable(term, search_text):
+                found += 1
             else:
                 lost.append((question.text, term, search_text))
-    return TermReport(kept, total, tuple(lost))
+    return TermReport(kept, total, tuple(lost), searchable=found)
 
 
 def surviving_fragments(item: PiiValue, search_text: str, baseline: str) -> tuple[str, ...]:

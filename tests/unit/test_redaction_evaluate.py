@@ -15,6 +15,7 @@ from redaction.evaluate import (
     measure_recall,
     measure_terms,
     redacted_spans,
+    searchable,
     surviving_fragments,
 )
 from redaction.pii_corpus import CorpusError, PiiValue, Question, load_questions
@@ -152,6 +153,29 @@ class TestTerms:
         cut = measure_terms(Replace("Ivan Petrov", "2024-06-20"), [question])
         assert (cut.kept, cut.total) == (1, 2)
         assert [term for _, term, _ in cut.lost] == ["API 2024-06-20"]
+
+    def test_a_search_still_finds_a_term_whose_punctuation_was_dropped(self) -> None:
+        question = Question(
+            "Chrome says 'Rats! WebGL hit a snag.' on Kubernetes 1.30",
+            (),
+            ("Rats! WebGL hit a snag.", "Kubernetes 1.30"),
+        )
+        report = measure_terms(Replace("!", "'"), [question])
+        assert (report.kept, report.searchable, report.total) == (1, 2, 2)
+        assert report.lost == ()
+
+    @pytest.mark.parametrize(
+        ("term", "sent", "found"),
+        [
+            ("security.enterprise_roots.enabled", "set security.enterprise_roots.enabled", True),
+            ("Kubernetes 1.30", "kubernetes 1.30 pod", True),
+            ("Kubernetes 1.30", "Kubernetes 1 pod", False),
+            ("exit code 137", "exit 137 code", False),
+            ("hit a snag", "hit snag", False),
+        ],
+    )
+    def test_searchable_needs_every_word_in_order(self, term: str, sent: str, found: bool) -> None:
+        assert searchable(term, sent) is found
 
 
 @pytest.mark.parametrize(
