@@ -16,6 +16,7 @@ import re
 from redaction.minimise.cues import CJK_NAME_CUES
 from redaction.minimise.pieces import (
     CJK,
+    PARTICLES,
     Piece,
     capitalised,
     is_camel,
@@ -170,6 +171,8 @@ class Classifier:
             return "word"
         known = [p in self._vocab.common or p in self._vocab.rare for p in parts]
         names = [self._is_name(p) and p not in self._vocab.very_common for p in parts]
+        if len(parts) > 1 and parts[0] in PARTICLES and any(names[1:]):
+            return "name"  # "al-Rashid", "d'Almeida", "el-Amin": a particle and a name
         if all(known) and not all(names):
             return "word"
         if all(known) and len(parts) == 1 and folded in self._vocab.common:
@@ -264,6 +267,21 @@ class Classifier:
             return "drop"  # "a.b.kowalczyk", "fatima.zahra": a login made of names
         return "tech"
 
+    @staticmethod
+    def _between_names(pieces: list[Piece], i: int) -> bool:
+        """True when the pieces right before and after ``i`` are names (or name particles)."""
+        sides = []
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(pieces) and pieces[j].core.casefold() in PARTICLES:
+                j += step
+            sides.append(
+                0 <= j < len(pieces)
+                and pieces[j].kind == "name"
+                and joined(pieces, pieces[min(i, j)], pieces[max(i, j)])
+            )
+        return all(sides)
+
     def spread_names(self, pieces: list[Piece], caps_text: bool) -> None:
         """A capitalised word (or a lower-case name) beside a dropped name goes with it."""
         changed = True
@@ -271,6 +289,9 @@ class Classifier:
             changed = False
             for i, piece in enumerate(pieces):
                 if piece.kind not in ("word", "lname", "cname", "acro") or piece.forced:
+                    continue
+                if piece.core.casefold() in PARTICLES and self._between_names(pieces, i):
+                    piece.kind, changed = "name", True  # "Maria das Graças": part of the name
                     continue
                 near = [neighbour(pieces, i, -1), neighbour(pieces, i, 1)]
                 namely = (
@@ -287,7 +308,9 @@ class Classifier:
                 if not beside_name:
                     continue
                 core = piece.core
-                spreads = piece.kind != "word" or core[:1].isupper() or caps_text or uncased
+                spreads = (
+                    piece.kind != "word" or any(c.isupper() for c in core) or caps_text or uncased
+                )
                 if spreads and core.casefold() not in self._vocab.technical:
                     piece.kind = "name"
                     changed = True

@@ -23,7 +23,8 @@ _NAME_CUES = word_set(
 
 _NAME_CUE_PHRASES = (
     "my name is", "i am", "i'm", "this is", "it's", "it is", "me llamo", "soy", "je suis",
-    "je m'appelle", "c'est", "ich heiße", "ich bin", "mi chiamo", "sono", "chamo-me",
+    "je m'appelle", "c'est", "sou", "eu sou", "mi nombre es", "ich heiße", "ich bin",
+    "mi chiamo", "sono", "chamo-me",
     "meu nome é", "ik ben", "mijn naam is", "nazywam się", "jestem", "меня зовут",
     "benim ad\u0131m", "ben", "t.a.v.",
 )  # fmt: skip
@@ -49,7 +50,9 @@ _ID_CUES = word_set(
 
 _ID_CUES_OTHER = (
     "لوحة", "رقم", "护照", "手机号", "电话", "身份证", "연락처", "전화", "주민등록번호",
-    "आधार", "मोबाइल",
+    "आधार", "मोबाइल", "番号", "번호", "아이디", "계정", "会員", "社員", "顧客", "账号", "帐号",
+    "用户名", "ユーザー名", "アカウント", "사용자", "หมายเลข", "เบอร์", "บัญชี", "מספר", "טלפון",
+    "číslo", "số", "nomor", "номер", "αριθμός", "τηλέφωνο",
 )  # fmt: skip
 
 _ID_QUALIFIERS = word_set(
@@ -84,6 +87,13 @@ _STREET_WORDS = word_set(
 )
 """Street words (capitalised, near a number): the address around them is dropped."""
 
+_ARTICLES = word_set("a o la el le der die the an um uma")
+"""Articles a speaker may put between "I am" and their name ("Sou a Maria")."""
+_LOWER_STREET_WORDS = word_set(
+    "rua calle avenida rue boulevard viale piazza corso straße strasse gasse allee laan straat "
+    "plein gracht kade caddesi sokak mahallesi ulica aleja улица"
+)
+"""Street words that start an address in lower case too ("rue des Lilas"); not "via" or "way"."""
 _CLAUSE_END = re.compile(r"[;!?\u3002\u061f\u0964\u2014]|\.(?:\s|$)|\s(?:y|e|and|et|und|en|i|ve)\s")
 
 
@@ -94,6 +104,9 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> None:
         raw = piece.raw.casefold()
         prev = pieces[i - 1].core.casefold() if i else ""
         nxt = pieces[i + 1].core.casefold() if i + 1 < len(pieces) else ""
+        nxt_core = next(
+            (p.core for p in pieces[i + 1 : i + 4] if p.core.casefold() not in PARTICLES), ""
+        )
         id_cue = word in _ID_CUES or any(c in piece.core for c in _ID_CUES_OTHER)
         if id_cue and not (word == "id" and prev in _ID_QUALIFIERS):
             _drop_codes_after(vocab, pieces, i)
@@ -110,7 +123,15 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> None:
             or any(c in piece.core for c in _ADDRESS_CUES_OTHER)
         ):
             _drop_clause(text, pieces, i + 1)
-        street = (word in _STREET_WORDS or raw in _STREET_WORDS) and piece.core[:1].isupper()
+        street = (word in _STREET_WORDS or raw in _STREET_WORDS) and (
+            piece.core[:1].isupper()
+            or (
+                (raw.endswith(".") or word in _LOWER_STREET_WORDS)
+                and capitalised(nxt_core)
+                and nxt_core.casefold() not in vocab.technical
+                and not is_camel(nxt_core)
+            )
+        )  # "Calle Mayor 5", "ul. Marszałkowska 84", "rue des Lilas 12"
         if (street or _street_suffix(word)) and _number_near(pieces, i):
             start = i
             while (
@@ -193,7 +214,7 @@ def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
     if pieces[i].raw.endswith((".", "!", "?")) and pieces[i].core.casefold() not in _NAME_CUES:
         return
     taken = 0
-    for piece in pieces[i + 1 : i + 6]:
+    for piece in pieces[i + 1 : i + 7]:
         core = piece.core
         if not core:
             if taken:
@@ -203,6 +224,8 @@ def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
         if folded in PARTICLES and taken:
             piece.kind, piece.forced = "drop", True
             continue
+        if not taken and folded in _ARTICLES:
+            continue  # "Sou a Maria", "je suis la Dr", "ich bin der Max"
         plain_lower = core.islower() and folded in vocab.very_common and not is_name(vocab, core)
         if plain_lower or folded in vocab.technical or is_camel(core):
             break
@@ -231,9 +254,12 @@ def _drop_clause(text: str, pieces: list[Piece], start: int) -> None:
     if start >= len(pieces):
         return
     end_at = len(text)
-    m = _CLAUSE_END.search(text, pieces[start].start)
-    if m:
+    for m in _CLAUSE_END.finditer(text, pieces[start].start):
+        word = re.search(r"(?:^|\s)(\w{1,2})$", text[: m.start()])
+        if m.group().startswith(".") and word:
+            continue  # an abbreviation inside the address ("ul.", "m. 15", "Nr.")
         end_at = m.start() + (1 if m.group().startswith(".") else 0)
+        break
     for piece in pieces[start : start + 14]:
         if piece.start >= end_at:
             break
@@ -242,7 +268,7 @@ def _drop_clause(text: str, pieces: list[Piece], start: int) -> None:
 
 def _ends_phrase(pieces: list[Piece], i: int, phrases: Sequence[str]) -> bool:
     for phrase in phrases:
-        words = phrase.split()
+        words = phrase.casefold().split()
         if i + 1 < len(words):
             continue
         seen = [p.raw.casefold().rstrip(",:") for p in pieces[i + 1 - len(words) : i + 1]]

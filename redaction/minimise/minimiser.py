@@ -104,7 +104,7 @@ class Minimiser:
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
                     piece.quoted = True
-        forced = [*forced_spans(text, deny_terms), *drop]
+        forced = [*forced_spans(text, deny_terms, self._technical), *drop]
         for piece in pieces:
             if any(s < piece.end and piece.start < e for s, e in forced):
                 piece.kind, piece.forced = "drop", True
@@ -139,6 +139,10 @@ class Minimiser:
                 f"{dropped} piece(s) dropped"
             )
         return Minimised(minimised, terms, dropped, reason)
+
+    def _technical(self, word: str) -> bool:
+        """True for a word of the shipped technical vocabulary, any case."""
+        return word.casefold() in self._vocab.technical
 
     def vouches(self, entity: str, span: str) -> bool:
         """True when a second-layer detection in the minimised text is a known false shape.

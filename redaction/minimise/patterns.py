@@ -12,7 +12,7 @@ quoted-passage pattern (:data:`QUOTED`) and the version test shared with
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from redaction.minimise.pieces import word_set
 
@@ -20,7 +20,8 @@ EMAIL = re.compile(
     r"(?<![/@\w])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,}(?![\w@])"
     r"|[\w.+\-]+\s*(?:\(at\)|\[at\]|\{at\})\s*[\w\-]+"
     r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s|\.)\s*[\w\-]+)+"
-    r"|[\w.+\-]+\sat\s[\w\-]+(?:(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s)\s*[\w\-]+)+"
+    r"|[\w.+\-]+(?:\s+dot\s+[\w\-]+)*\s(?:at|arroba|chez|bei|presso|na)\s[\w\-]+"
+    r"(?:(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\s(?:dot|punto|point|punkt|ponto|kropka)\s)\s*[\w\-]+)+"
     r"|(?:\.[\w\-]+)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|es|it|nl|pl|pt|ca|cn|jp|in|br|ru|au))"
     r"(?!\w)",
     re.I,
@@ -32,8 +33,44 @@ _IBAN = re.compile(r"(?<![\w])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-
 _DATE = re.compile(
     r"(?<![\w.])(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d{2}|(?:19|20)\d{2}[/\-]\d{1,2}[/\-]\d{1,2}"
     r"|(?:19|20)\d{2}\.\d{2}\.\d{2})(?![\w.])"
+    # year, month and day written with CJK units ("1985年4月12日", "1990년 3월 5일"), and a
+    # Vietnamese or Thai spelled-out date ("ngày 3 tháng 3 năm 1988")
+    r"|(?:19|20)\d{2}\s*[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]?"
+    r"|\d{1,2}\s+tháng\s+\d{1,2}(?:\s*(?:năm|,)\s*(?:19|20)\d{2})"
 )
 _LETTERS_THEN_NUMBER = re.compile(r"(?<!\S)[^\W\d_](?:\s+[^\W\d_]){1,3}\s+\d{1,5}(?!\w)")
+_PLATES = re.compile(
+    r"(?<![\w\-])(?:"
+    r"[A-Z]{2}\d{2}\s?[A-Z]{3}"  # UK: "YD19 HFG"
+    r"|[A-Z]{2}-\d{3}-[A-Z]{2}"  # France: "AB-123-CD"
+    r"|[A-ZÄÖÜ]{1,3}-[A-Z]{1,2}\s?\d{1,4}[EH]?"  # Germany: "M-AB 1234"
+    r"|[A-Z]{2}\s?\d{3}\s?[A-Z]{2}"  # Italy: "AB 123 CD"
+    r"|\d{4}\s?[B-DF-HJ-NP-TV-Z]{3}"  # Spain: "1234 BCD"
+    r"|\d{2}\s[A-Z]{1,3}\s\d{2,4}"  # Turkey: "34 ABC 123"
+    r"|\d{1,3}-[A-Z]{2,3}-\d{1,3}|[A-Z]{2}-\d{2,3}-[A-Z]{1,2}"  # Netherlands: "12-ABC-3"
+    r"|[A-Z]{2,3}\s\d{3,5}[A-Z]?"  # Nordic/Poland/Greece: "ABC 123", "WA 12345"
+    r"|\d{2,3}[\uac00-\ud7a3]\s?\d{4}"  # Korea: "12가 3456"
+    r")(?![\w\-]|\.\d)"
+)
+"""Number plates in the national formats of the support languages' countries. A match of an
+acronym and a number ("ISO 27001", "RFC 7231") is kept when the letters are a technical term
+(see :func:`forced_spans`)."""
+_NOT_PLATE = word_set(
+    "id kb esr lts ip sp cu rc ga pr mr cve cwe rfc iso iec ieee din ansi ecma pep jsr tls ssl "
+    "api sdk jdk jre http https ftp ssh tcp udp dns usb hdmi pci ram rom cpu gpu ddr sata nvme "
+    "win mac sql db os pid uid gid tty vlan as bgp"
+)
+"""Acronyms before a number that are a technical id, not a plate ("Event ID 4625",
+"Firefox ESR 115", "RFC 7231")."""
+_POSTCODE_TOWN = re.compile(
+    r"(?<![\w.\-])(?:\d{5}|\d{2}-\d{3}|\d{4}(?:\s?[A-Z]{2})?)\s+"
+    r"(?:[A-ZÀ-ÖØ-Þ\u0100-\u017f][^\W\d_]+(?:[\s\-][A-ZÀ-ÖØ-Þ\u0100-\u017f][^\W\d_]+)?)"
+)
+"""A postal code and the town after it ("69003 Lyon", "00-514 Warszawa", "1012 AB
+Amsterdam"); not after a capitalised product word or a number word ("SQL Server 2019
+Express", "port 5432 Postgres"), and a four-digit year is not a postal code."""
+_UK_POSTCODE = re.compile(r"(?:\b(?P<town>[A-Z][a-z]+),?\s)?\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b")
+"""A UK postcode and the town written before it ("Leeds LS6 2AB")."""
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -43,6 +80,12 @@ _MONTHS = (
     "|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro"
     "|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre"
     "|januari|februari|maart|mei|augustus"
+    "|maj|augusti|stycznia|lutego|marca|kwietnia|maja|czerwca|lipca|sierpnia|września"
+    "|października|listopada|grudnia|ocak|şubat|mart|nisan|mayıs|haziran|temmuz|ağustos"  # noqa: RUF001
+    "|eylül|ekim|kasım|aralık|maret|agustus|desember|января|февраля|марта|апреля|мая|июня"  # noqa: RUF001
+    "|июля|августа|сентября|октября|ноября|декабря|січня|лютого|березня|квітня|травня"
+    "|червня|липня|серпня|вересня|жовтня|листопада|грудня|ιανουαρίου|φεβρουαρίου|μαρτίου"
+    "|απριλίου|μαΐου|ιουνίου|ιουλίου|αυγούστου|σεπτεμβρίου|οκτωβρίου|νοεμβρίου|δεκεμβρίου"
 )
 _WORD_DATE = re.compile(
     rf"(?<!\w)(?:\d{{1,2}}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?:{_MONTHS})\.?,?\s+(?:de\s+)?"
@@ -51,6 +94,10 @@ _WORD_DATE = re.compile(
 )
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
+_NUMBER_WORDS = word_set(
+    "kb build error errno code event status port version release update patch firmware "
+    "model id pid uid exit line step top over under to from of with about nearly than"
+)
 _IP_WORDS = word_set(
     "ip ipv4 host server address gateway router ping dns proxy node vm client peer from to"
 )
@@ -61,16 +108,51 @@ QUOTED = re.compile(
 """A quoted passage: usually an error message, where a capitalised common word is kept."""
 
 
-def forced_spans(text: str, deny_terms: Iterable[str]) -> list[tuple[int, int]]:
-    """The ``(start, end)`` spans of ``text`` that never leave: patterns and deny terms."""
+def forced_spans(
+    text: str, deny_terms: Iterable[str], technical: Callable[[str], bool] = lambda _w: False
+) -> list[tuple[int, int]]:
+    """The ``(start, end)`` spans of ``text`` that never leave: patterns and deny terms.
+
+    Args:
+        text: The question.
+        deny_terms: The tenant's terms that never leave (whole words, any case).
+        technical: True for a word of the technical vocabulary ("ISO", "Kafka"): a plate
+            or a postal code shape whose letters are one is not taken for a personal value.
+    """
     spans: list[tuple[int, int]] = []
     for pattern in (EMAIL, _IPV4, _IPV6, _IBAN, _DATE, _WORD_DATE, _LETTERS_THEN_NUMBER):
         for m in pattern.finditer(text):
             if pattern is EMAIL and re.match(r"git@", m.group(), re.I):
                 continue
-            if pattern is _IPV4 and _after_product(text, m.start()):
-                continue  # "Rails 7.1.3.2": a four-part version
+            if pattern is _IPV4 and (
+                _after_product(text, m.start()) or re.search(r"(?:^|\.)0\d", m.group())
+            ):
+                continue  # "Rails 7.1.3.2", "firmware 7.00.00.171": a four-part version
             spans.append(m.span())
+    for m in _PLATES.finditer(text):
+        letters = re.findall(r"[^\W\d_]+", m.group())
+        acronym = len(letters) == 1 and (
+            technical(letters[0]) or letters[0].casefold() in _NOT_PLATE
+        )
+        if acronym and " " in m.group():
+            continue  # "ISO 27001", "RFC 7231": a standard and its number
+        if re.fullmatch(r"(?:19|20)\d{2}\s?[A-Z]{3}", m.group()) or is_version(m.group()):
+            continue  # "2019 SQL", "2022 LTS": a year before an acronym
+        spans.append(m.span())
+    for m in _POSTCODE_TOWN.finditer(text):
+        number = m.group().split()[0]
+        before = re.findall(r"\S+", text[max(0, m.start() - 24) : m.start()])
+        after_product = bool(before) and before[-1][:1].isupper() and before[-1].isalpha()
+        after_word = bool(before) and before[-1].casefold().strip(":#") in _NUMBER_WORDS
+        year = re.fullmatch(r"(?:19|20)\d{2}", number) is not None
+        town = m.group().split(None, 1)[1]
+        if after_product or after_word or year or technical(town.split()[0]):
+            continue
+        spans.append(m.span())
+    for m in _UK_POSTCODE.finditer(text):
+        town = m.group("town")
+        start = m.end("town") + 1 if town and technical(town) else m.start()
+        spans.append((start, m.end()))
     for m in _DIGIT_RUN.finditer(text):
         value = m.group()
         digits = sum(c.isdigit() for c in value)

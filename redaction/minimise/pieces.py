@@ -33,12 +33,12 @@ _VERSIONISH = re.compile(r"v?\d+(?:[.\-]\d+)*[a-z]{0,4}\d*(?:[+~\-][\w.~+\-]*)?"
 
 def word_set(text: str) -> frozenset[str]:
     """A set of words written as one space-separated string (keeps the lists readable)."""
-    return frozenset(text.split())
+    return frozenset(text.casefold().split())
 
 
 PARTICLES = word_set(
     "van von der den de del della di da dos das du le la y bin ibn al el ter ten ní nic mac "
-    "ó bint abu"
+    "ó bint abu t d dello degli ould des het"
 )
 """Lower-case words that join the parts of a name ("Pieter van der Berg")."""
 

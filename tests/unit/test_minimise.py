@@ -101,6 +101,63 @@ def test_structured_values_never_leave(minimiser: Minimiser, text: str, secret: 
     assert secret not in minimiser.minimise(text).text
 
 
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        (
+            "社員番号 QX-00917、生年月日は1979年11月3日です。Outlook が起動しません",
+            ["00917", "1979"],
+        ),
+        (
+            "생년월일 1990년 3월 5일, 아이디는 park_minsu 입니다. 카카오톡 로그인 오류",
+            ["1990", "park_minsu"],
+        ),
+        ("ich heiße tobias brenner und Outlook 2021 stürzt ab", ["tobias", "brenner"]),
+        ("Sou a Luísa dos Anjos Teixeira e o app do banco trava", ["Luísa", "dos", "Anjos"]),
+        ("hoi, ik ben Joost van 't Veld en mijn modem valt weg", ["Joost", "Veld"]),
+        ("Omar el-Haddad says Teams drops calls on macOS 14.4", ["Haddad"]),
+        ("mail olga dot brandt at example dot org about the Jira export", ["olga", "brandt"]),
+        (
+            "Lieferung an 10115 Berlin, aber die Fritz!Box 7590 meldet DSL-Fehler",
+            ["10115", "Berlin"],
+        ),
+        ("send it to Flat 2, York YO1 7HH, my router keeps rebooting", ["York", "YO1", "7HH"]),
+        (
+            "wyślijcie na ul. Piękna 12 m. 4, 00-549 Warszawa; router nie działa",
+            ["Piękna", "00-549"],
+        ),
+        ("the parking app rejects my plate KX21 BRM and plate AB-123-CD", ["KX21", "BRM", "123"]),
+        ("34 TRK 512 plakalı aracın HGS etiketi okumuyor", ["TRK", "512"]),  # noqa: RUF001
+        ("차량 번호 12가 3456 으로 하이패스 충전 오류", ["3456"]),
+        ("Envoyez à la rue des Peupliers 14, Freebox en panne", ["Peupliers"]),
+    ],
+)
+def test_values_in_other_national_forms_never_leave(
+    minimiser: Minimiser, text: str, secrets: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for secret in secrets:
+        assert secret not in out.split() and secret not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Firefox ESR 115 and Event ID 4625 after the update", ["ESR 115", "ID 4625"]),
+        ("Is ISO 27001 or RFC 7231 relevant for this API?", ["ISO 27001", "RFC 7231"]),
+        ("SQL Server 2019 Express installs fail", ["SQL Server 2019 Express"]),
+        ("licenses via PowerShell: Set-MgUserLicense fails on Microsoft 365 E5", ["PowerShell"]),
+        ("firmware 7.00.00.171 on the switch", ["7.00.00.171"]),
+    ],
+)
+def test_look_alikes_of_those_forms_are_kept(
+    minimiser: Minimiser, text: str, kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for term in kept:
+        assert term in out, out
+
+
 def test_unknown_capitalised_words_do_not_leave(minimiser: Minimiser) -> None:
     out = minimiser.minimise("Zorblatt Quenvik cannot open Excel files from SharePoint").text
     assert "Zorblatt" not in out and "Quenvik" not in out

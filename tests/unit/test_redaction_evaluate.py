@@ -179,7 +179,12 @@ class TestTerms:
 
 
 @pytest.mark.parametrize(
-    "name", ["personal.dev", "personal.heldout", "technical.dev", "technical.heldout"]
+    "name",
+    [
+        f"{kind}.{split}"
+        for kind in ("personal", "technical")
+        for split in ("dev", "heldout", "fresh")
+    ],
 )
 def test_the_egress_corpus_loads(name: str) -> None:
     questions = load_questions(Path(__file__).parents[1] / "data" / "egress" / f"{name}.jsonl")
