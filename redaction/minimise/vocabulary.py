@@ -24,6 +24,8 @@ LANGUAGES: tuple[str, ...] = (
 )  # fmt: skip
 """wordfreq languages whose common words count as safe (those of the support languages)."""
 
+PACKAGE_WORDS_FILE = Path(__file__).with_name("package_words.txt")
+"""Words of Debian's package names ("gunicorn", "meson", "lzma"): trusted like technical terms."""
 TERMS_FILE = Path(__file__).parents[1] / "technical_terms.txt"
 """The shipped technical vocabulary (``redaction/technical_terms.txt``): words separated by
 white space, ``#`` starts a comment line."""
@@ -83,13 +85,14 @@ def load_vocabulary(languages: Sequence[str] = LANGUAGES) -> Vocabulary:
         w for w, f in get_frequency_dict("en", "large").items() if f >= 10 ** (_RARE_EN_ZIPF - 9)
     }
     longest = max((len(w) for w in common if CJK.fullmatch(w)), default=1)
+    names = _faker_names()
     return Vocabulary(
         common=frozenset(common),
         very_common=frozenset(very_common),
         function=frozenset(function),
         rare=frozenset(rare),
-        names=frozenset(_faker_names()),
-        technical=frozenset(_technical_terms()),
+        names=frozenset(names),
+        technical=frozenset(_technical_terms() | _package_words(names)),
         longest_cjk=min(longest, 10),
     )
 
@@ -116,6 +119,17 @@ def _faker_names() -> set[str]:
                     names.add(folded)
                     names.update(p for p in re.split(r"[\s\-']+", folded) if len(p) > 1)
     return names
+
+
+def _package_words(names: set[str]) -> set[str]:
+    """The words of Debian's package names (``package_words.txt``), less any name of the lists.
+
+    A name can never enter this way (only the curated ``technical_terms.txt`` overrides the
+    name lists, for "Jenkins" or "Ruby"); the filter runs again here because the name lists
+    come from the installed Faker, which may be newer than the file.
+    """
+    words = PACKAGE_WORDS_FILE.read_text(encoding="utf-8").split("\n")
+    return {w for w in words if w and not w.startswith("#") and w not in names}
 
 
 def _technical_terms() -> set[str]:

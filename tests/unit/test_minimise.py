@@ -5,6 +5,7 @@ Written from the issue's examples and general cases, not from the egress corpus.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -229,3 +230,29 @@ def test_presidio_second_layer_with_vouched_shapes(redactor: Any) -> None:
     for secret in ("Maria", "Gonzalez", "maria.gonzalez"):
         assert secret not in leaked
     assert "Outlook 2021" in leaked
+
+
+def test_package_words_skip_known_words_and_go_owners() -> None:
+    from redaction.minimise.package_words import package_words
+
+    vocab = dataclasses.replace(load_vocabulary(), technical=frozenset(_curated()))
+    words = package_words(
+        ["python3-gunicorn", "liblzma5", "golang-github-jdoe-zerolog", "ruby-mercy"], vocab
+    )
+    assert "gunicorn" in words and "liblzma" in words and "lzma" in words
+    assert "jdoe" not in words  # the owner of a Go package is a person's handle
+    assert "python" not in words and "ruby" not in words  # already known
+
+
+def test_package_words_never_vouch_for_a_name(minimiser: Minimiser) -> None:
+    vocab = load_vocabulary()
+    assert "gunicorn" in vocab.technical
+    assert not (vocab.names & (vocab.technical - set(_curated())))
+    out = minimiser.minimise("Gunicorn workers time out behind Nginx, says Okonkwo").text
+    assert "Gunicorn" in out and "Okonkwo" not in out
+
+
+def _curated() -> set[str]:
+    from redaction.minimise.vocabulary import _technical_terms
+
+    return _technical_terms()
