@@ -2,7 +2,8 @@
 
 Debian names ~64k packages after the software they carry ("gunicorn", "python3-meson",
 "liblzma5", "yubikey-manager"), so their words are a broad, reviewed technical vocabulary
-that no general word list holds. Kept: runs of 3+ letters between ``- . + _``, plus the word
+that no general word list holds. Kept: runs of 3+ letters between ``- . + _`` (a trailing
+soname number cut: "liblzma5"), plus the word
 after a ``lib`` prefix; dropped: words that wordfreq's common lists, the name lists or
 ``technical_terms.txt`` already hold, and the owner part of Go packages
 (``golang-github-OWNER-repo``: a person's handle). Run on a Debian machine after
@@ -34,7 +35,7 @@ def package_words(package_names: Iterable[str], vocab: Vocabulary) -> list[str]:
         parts = re.split(r"[-.+_]", name.strip().casefold())
         if parts[:2] in _GO_HOSTS and len(parts) > 3:
             parts = parts[:2] + parts[3:]
-        for part in parts:
+        for part in (p.rstrip("0123456789") for p in parts):  # "liblzma5": a soname
             if re.fullmatch(r"[a-z]{3,}", part):
                 words.add(part)
                 if part.startswith("lib") and len(part) > 5:
