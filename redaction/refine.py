@@ -10,7 +10,9 @@ Four corrections, found on ``tests/data/pii`` and on questions written after it:
 * A "phone number" of fewer than 7 digits is a version or a code: ``phonenumbers`` takes
   "Mac 16.86" for the German number 1686.
 * Loopback and unspecified IP addresses ("127.0.0.1", "0.0.0.0", "::1") identify nobody:
-  every host has them, and they are what configuration questions are about.
+  every host has them, and they are what configuration questions are about. Nor does an
+  "IPv4 address" that is four groups of a longer dotted number ("17.0.11.9" in the version
+  "17.0.11.9.1").
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def is_too_short_for_a_phone(result: RecognizerResult, text: str) -> bool:
 
 
 def is_non_identifying_ip(result: RecognizerResult, text: str) -> bool:
-    """True for an IP_ADDRESS match that is a loopback or unspecified address.
+    """True for an IP_ADDRESS match that is loopback, unspecified, or part of a longer number.
 
     Args:
         result: One analyzer result.
@@ -97,6 +99,8 @@ def is_non_identifying_ip(result: RecognizerResult, text: str) -> bool:
     """
     if result.entity_type != "IP_ADDRESS":
         return False
+    if re.match(r"\.\d", text[result.end :]) or re.search(r"\d\.$", text[: result.start]):
+        return True  # inside a longer dotted number: a version, not an address
     try:
         network = ipaddress.ip_network(text[result.start : result.end], strict=False)
     except ValueError:

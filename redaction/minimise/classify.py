@@ -95,6 +95,11 @@ class Classifier:
         scoped = re.fullmatch(r"@([a-z0-9][\w.\-]*)/[\w.\-]+(?:@[\w.^~\-]+)?", core)
         if scoped and not self._is_name(scoped.group(1)):
             return "tech"  # an npm package specifier: "@vitejs/plugin-react"
+        if re.fullmatch(r"[^\W\d_][\w.]*\([\w.]*\)", core) and all(
+            self._word_known(w) or w.casefold() in self._vocab.rare
+            for w in re.findall(r"[^\W\d_]+", core)
+        ):
+            return "tech"  # "require(esm)", "os.fork()": a call
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
@@ -219,10 +224,16 @@ class Classifier:
         return "word"
 
     def _classify_digits(self, core: str) -> str:
+        code = re.fullmatch(r"([A-Z]{2,})-?\d{5,8}", core)
+        if code and (len(code.group(1)) >= 4 or self._word_known(code.group(1))):
+            return "tech"  # "AADSTS700016", "ORA-00942": a vendor's error code
         if re.search(r"\d{6,}", core) and not re.fullmatch(
             r"(?:0x[0-9a-f]+|kb\d+|[0-9a-f]{8,}|[\d.]+|.*\.\w+)", core, re.I
         ):
             return "drop"  # an id-like run of digits inside a code ("T22000129")
+        login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
+        if login and not self._word_known(login.group(1)) and not core.isupper():
+            return "drop"  # "jdoe42", "mkowalski_88": a login, unless its word is known
         parts = [p for p in _SPLIT.split(core) if p and not any(c.isdigit() for c in p)]
         for part in parts:
             for word in re.findall(r"[^\W\d_]{4,}", part):

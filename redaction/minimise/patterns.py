@@ -158,6 +158,9 @@ def forced_spans(
         digits = sum(c.isdigit() for c in value)
         if digits < 7:
             continue
+        if re.fullmatch(r"0\d(?:[.\s]\d\d){4}", value):
+            spans.append(m.span())  # "06.12.34.56.78": a French number, not a version
+            continue
         groups = re.findall(r"\d+", value)
         if any(is_version(chunk) for chunk in value.split()):
             continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"

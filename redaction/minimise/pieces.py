@@ -74,6 +74,9 @@ def _strip(raw: str) -> str:
         core = raw.rstrip(_EDGE)
     if raw.startswith(("#", "%", "@", "/", "$")):
         core = raw.rstrip(_EDGE.replace("!", "")) if raw.startswith("#") else raw.rstrip(_EDGE)
+    call = re.match(r"[^\W\d_][\w.]*\([\w.]*\)", raw.lstrip(_EDGE))
+    if call and raw.lstrip(_EDGE)[call.end() :].strip(_EDGE) == "":
+        core = call.group()  # "require(esm)", "os.fork()": the brackets belong to it
     return core
 
 

@@ -131,6 +131,8 @@ def test_structured_values_never_leave(minimiser: Minimiser, text: str, secret: 
         ("34 TRK 512 plakalı aracın HGS etiketi okumuyor", ["TRK", "512"]),  # noqa: RUF001
         ("차량 번호 12가 3456 으로 하이패스 충전 오류", ["3456"]),
         ("Envoyez à la rue des Peupliers 14, Freebox en panne", ["Peupliers"]),
+        ("users tkaminski77 and olwen_1990 see ERR_CONNECTION_RESET", ["tkaminski77", "olwen"]),
+        ("rappelez-moi au 07.61.22.90.13 pour la box", ["07.61", "90.13"]),
     ],
 )
 def test_values_in_other_national_forms_never_leave(
@@ -149,6 +151,9 @@ def test_values_in_other_national_forms_never_leave(
         ("SQL Server 2019 Express installs fail", ["SQL Server 2019 Express"]),
         ("licenses via PowerShell: Set-MgUserLicense fails on Microsoft 365 E5", ["PowerShell"]),
         ("firmware 7.00.00.171 on the switch", ["7.00.00.171"]),
+        ("node20 image with python311 and http2 on centos7", ["node20", "python311", "http2"]),
+        ("sign-in fails with AADSTS50076 and ORA-00942", ["AADSTS50076", "ORA-00942"]),
+        ("Node 22 adds require(esm); does os.fork() still work?", ["require(esm)", "os.fork()"]),
     ],
 )
 def test_look_alikes_of_those_forms_are_kept(
@@ -256,3 +261,11 @@ def _curated() -> set[str]:
     from redaction.minimise.vocabulary import _technical_terms
 
     return _technical_terms()
+
+
+def test_a_version_with_an_address_shaped_part_is_not_an_address(redactor: Any) -> None:
+    sent = MinimisingRedactor(redactor).redact(
+        "Amazon Corretto 17.0.11.9.1 TLS ciphers on host 203.0.113.9"
+    )
+    assert "17.0.11.9.1" in sent.search_text
+    assert "203.0.113.9" not in sent.search_text

@@ -172,6 +172,8 @@ class TestTerms:
             ("Kubernetes 1.30", "Kubernetes 1 pod", False),
             ("exit code 137", "exit 137 code", False),
             ("hit a snag", "hit snag", False),
+            ("VBA マクロ", "Excel の VBA マクロがブロックされる", True),
+            ("回復キー", "BitLocker の回復コード", False),
         ],
     )
     def test_searchable_needs_every_word_in_order(self, term: str, sent: str, found: bool) -> None:
