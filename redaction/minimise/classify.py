@@ -47,16 +47,24 @@ _HANGUL_ENDINGS = (
 )  # fmt: skip
 
 
+_AFTER_CHINESE_NAME = frozenset("的说是在先女同老经和给让")
+"""Characters that follow a Chinese name: possessive, "says", "is", titles, "and", "for"."""
+
+
 class Classifier:
     """Classifies the pieces of one question.
 
-    Holds the vocabulary and the words of the question the tenant's corpus holds (asked
-    once per question by :class:`redaction.minimise.Minimiser`).
+    Holds the vocabulary, the words of the question the tenant's corpus holds (asked
+    once per question by :class:`redaction.minimise.Minimiser`) and the languages the
+    question is written in (:meth:`Vocabulary.question_languages`).
     """
 
-    def __init__(self, vocabulary: Vocabulary, corpus_words: frozenset[str]) -> None:
+    def __init__(
+        self, vocabulary: Vocabulary, corpus_words: frozenset[str], *, languages: int = -1
+    ) -> None:
         self._vocab = vocabulary
         self._corpus_words = corpus_words
+        self._languages = languages
 
     def is_content(self, piece: Piece) -> bool:
         """True when a kept piece counts as a content term (``Minimised.terms``)."""
@@ -158,9 +166,17 @@ class Classifier:
                 # 5.7": kept unless beside a name
                 return "lname"
             return "name"
-        if all(p in self._vocab.common or p in self._vocab.technical for p in parts):
+        if all(self._common_here(p) or p in self._vocab.technical for p in parts):
             return "word"
         return "name"  # an unknown capitalised word: likely a name, never sent
+
+    def _common_here(self, folded: str) -> bool:
+        """True when ``folded`` is a common word of the question's languages (or English).
+
+        A capitalised word common only in another language is a proper noun here: a
+        Polish surname in an English question ("Kowalczyk's laptop") is not sent.
+        """
+        return bool(self._vocab.common.get(folded, 0) & self._languages)
 
     def _plain_title(self, other: Piece | None, piece: Piece) -> bool:
         """True when ``other`` is a capitalised common word, in no name list, next to ``piece``."""
@@ -210,6 +226,8 @@ class Classifier:
         """
         if any(cue in core for cue in CJK_NAME_CUES):
             return "name"  # "…と申します", "我叫…": a name is introduced here
+        if self._starts_with_chinese_name(core):
+            return "name"
         pos, longest = 0, self._vocab.longest_cjk
         while pos < len(core):
             for size in range(min(longest, len(core) - pos), 0, -1):
@@ -222,6 +240,26 @@ class Classifier:
             else:
                 return "drop"
         return "word"
+
+    def _starts_with_chinese_name(self, core: str) -> bool:
+        """True for a surname and a one- or two-character given name at the start of a run.
+
+        "王小明的 iPhone", "李华说", a lone "张伟": a single-character surname of the name
+        lists, then one or two characters that do not make a common word with it, then the
+        end of the run or a particle ("的", "说", "是", "先生"...). "高性能的" is a word, and
+        so is "时出现" (a two-character given name must not be a word itself).
+        """
+        if len(core) < 2 or len(core[0]) != 1 or core[0] not in self._vocab.names:
+            return False
+        for given in (2, 1):
+            name, rest = core[: 1 + given], core[1 + given :]
+            if len(name) < 1 + given or name in self._vocab.common:
+                continue
+            if given == 2 and name[1:] in self._vocab.common:
+                continue  # "时出现": a word ("出现", appear) after the character
+            if rest[:1] in _AFTER_CHINESE_NAME or (rest == "" and len(core) <= 3):
+                return True
+        return False
 
     def _classify_digits(self, core: str) -> str:
         code = re.fullmatch(r"([A-Z]{2,})-?\d{5,8}", core)

@@ -190,7 +190,21 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
 
 
 def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
-    """After "for", "from", "hi": drop the lower-case names that follow ("for jan kowal")."""
+    """After "for", "from", "hi": drop the lower-case names that follow ("for jan kowal").
+
+    A name that is also a very common word ("will", "john") is dropped only when another
+    name follows it ("from john smith"), never on its own ("for will").
+    """
+    following = [p for p in pieces[i + 1 : i + 3] if p.core]
+    if (
+        len(following) == 2
+        and all(p.core.islower() and p.core.isalpha() for p in following)
+        and all(is_name(vocab, p.core) and p.core not in vocab.function for p in following)
+        and not following[0].raw.endswith((",", ";", ".", ":"))
+    ):
+        for piece in following:
+            piece.kind, piece.forced = "name", True
+        return
     for piece in pieces[i + 1 : i + 5]:
         core = piece.core
         folded = core.casefold()

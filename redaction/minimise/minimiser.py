@@ -99,7 +99,12 @@ class Minimiser:
             The minimised text, with a ``reason`` when too little is left to search on.
         """
         pieces = split_pieces(text)
-        classifier = Classifier(self._vocab, self._ask_corpus(pieces))
+        words = [p.core.casefold() for p in pieces if p.core]
+        classifier = Classifier(
+            self._vocab,
+            self._ask_corpus(pieces),
+            languages=self._vocab.question_languages(words),
+        )
         for m in QUOTED.finditer(text):
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():

@@ -40,7 +40,7 @@ def package_words(package_names: Iterable[str], vocab: Vocabulary) -> list[str]:
                 words.add(part)
                 if part.startswith("lib") and len(part) > 5:
                     words.add(part[3:])
-    known = vocab.common | vocab.names | vocab.technical
+    known = set(vocab.common) | vocab.names | vocab.technical
     return sorted(w for w in words if w not in known)
 
 

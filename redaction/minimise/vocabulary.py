@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -40,10 +40,12 @@ class Vocabulary:
     """The word lists the minimiser trusts and distrusts, all case-folded.
 
     Attributes:
-        common: Common words of :data:`LANGUAGES` (wordfreq, zipf >= 3).
+        common: Common words of :data:`LANGUAGES` (wordfreq, zipf >= 3), each mapped to the
+            bit mask of the languages it is common in (bit ``i`` is ``LANGUAGES[i]``).
         very_common: Words at zipf >= 4 in some language: safe in lower case even when
             they are also names ("will", "may", "page").
-        function: Words at zipf >= 5.5 ("my", "will", "can"): safe even capitalised.
+        function: Words at zipf >= 5.5 ("my", "will", "can"): safe even capitalised; each
+            mapped to the bit mask of the languages it is a function word of.
         rare: Rarer English words (zipf >= 1.5), trusted in lower case and inside
             identifiers only ("auth", "actuator").
         names: Given names and surnames of every Faker locale, and their hyphen parts.
@@ -51,13 +53,35 @@ class Vocabulary:
         longest_cjk: Length of the longest Chinese or Japanese entry in ``common``.
     """
 
-    common: frozenset[str]
+    common: Mapping[str, int]
     very_common: frozenset[str]
-    function: frozenset[str]
+    function: Mapping[str, int]
     rare: frozenset[str]
     names: frozenset[str]
     technical: frozenset[str]
     longest_cjk: int = 8
+    languages: tuple[str, ...] = LANGUAGES
+
+    def question_languages(self, words: Collection[str]) -> int:
+        """The bit mask of the languages ``words`` (case-folded) are most likely written in.
+
+        Counts, per language, the words that are among its function words (zipf >= 5.5:
+        "the", "und", "не"); the languages with the highest count win, English always
+        included (technical questions mix it in). No function word: every language.
+        """
+        counts = [0] * len(self.languages)
+        for word in words:
+            mask = self.function.get(word, 0)
+            for bit in range(len(self.languages)):
+                if mask >> bit & 1:
+                    counts[bit] += 1
+        best = max(counts, default=0)
+        if best == 0:
+            return (1 << len(self.languages)) - 1
+        mask = sum(1 << bit for bit, count in enumerate(counts) if count == best)
+        if "en" in self.languages:
+            mask |= 1 << self.languages.index("en")
+        return mask
 
 
 @lru_cache(maxsize=1)
@@ -71,29 +95,30 @@ def load_vocabulary(languages: Sequence[str] = LANGUAGES) -> Vocabulary:
     """
     from wordfreq import get_frequency_dict
 
-    common: set[str] = set()
+    common: dict[str, int] = {}
     very_common: set[str] = set()
-    function: set[str] = set()
-    for lang in languages:
+    function: dict[str, int] = {}
+    for bit, lang in enumerate(languages):
         for word, freq in get_frequency_dict(lang, "small").items():
-            common.add(word)
+            common[word] = common.get(word, 0) | 1 << bit
             if freq >= 10 ** (_VERY_COMMON_ZIPF - 9):
                 very_common.add(word)
             if freq >= 10 ** (_FUNCTION_ZIPF - 9):
-                function.add(word)
+                function[word] = function.get(word, 0) | 1 << bit
     rare = {
         w for w, f in get_frequency_dict("en", "large").items() if f >= 10 ** (_RARE_EN_ZIPF - 9)
     }
     longest = max((len(w) for w in common if CJK.fullmatch(w)), default=1)
     names = _faker_names()
     return Vocabulary(
-        common=frozenset(common),
+        common=common,
         very_common=frozenset(very_common),
-        function=frozenset(function),
+        function=function,
         rare=frozenset(rare),
         names=frozenset(names),
         technical=frozenset(_technical_terms() | _package_words(names)),
         longest_cjk=min(longest, 10),
+        languages=tuple(languages),
     )
 
 

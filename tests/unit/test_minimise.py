@@ -133,6 +133,9 @@ def test_structured_values_never_leave(minimiser: Minimiser, text: str, secret: 
         ("Envoyez à la rue des Peupliers 14, Freebox en panne", ["Peupliers"]),
         ("users tkaminski77 and olwen_1990 see ERR_CONNECTION_RESET", ["tkaminski77", "olwen"]),
         ("rappelez-moi au 07.61.22.90.13 pour la box", ["07.61", "90.13"]),
+        ("Wiśniewski's laptop won't boot after the BIOS update", ["Wiśniewski"]),
+        ("陈志强的 Outlook 无法登录", ["陈志强"]),
+        ("from peter jones: the vpn keeps dropping", ["peter", "jones"]),
     ],
 )
 def test_values_in_other_national_forms_never_leave(
@@ -151,6 +154,9 @@ def test_values_in_other_national_forms_never_leave(
         ("SQL Server 2019 Express installs fail", ["SQL Server 2019 Express"]),
         ("licenses via PowerShell: Set-MgUserLicense fails on Microsoft 365 E5", ["PowerShell"]),
         ("firmware 7.00.00.171 on the switch", ["7.00.00.171"]),
+        ("高性能的服务器 Nginx 配置", ["高性能的服务器"]),
+        ("for will it work on Ubuntu?", ["for will it work"]),
+        ("Bitte die Rechnung prüfen, der Drucker druckt nicht", ["Rechnung", "Drucker"]),
         ("node20 image with python311 and http2 on centos7", ["node20", "python311", "http2"]),
         ("sign-in fails with AADSTS50076 and ORA-00942", ["AADSTS50076", "ORA-00942"]),
         ("Node 22 adds require(esm); does os.fork() still work?", ["require(esm)", "os.fork()"]),
