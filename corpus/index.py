@@ -5,7 +5,8 @@ Each tenant has one index, ``index_prefix + tenant_id``. Documents are laid out 
 
     {"text": "<chunk text>",
      "metadata": {"id", "tenant_id", "locator", "source_type", "title",
-                  "updated_at", "position"},
+                  "updated_at", "position",
+                  "flags", "flagged_passages"},   # only on a chunk with a callout
      "vector": [...]}          # only when the index was created with embeddings
 
 The mapping is explicit and ``strict``, so a misspelt or unexpected field fails loudly at
@@ -27,6 +28,14 @@ VECTOR_FIELD = "vector"
 ID_FIELD = f"{METADATA_FIELD}.id"
 TENANT_FIELD = f"{METADATA_FIELD}.tenant_id"
 LOCATOR_FIELD = f"{METADATA_FIELD}.locator"
+FLAGS_FIELD = "flags"
+"""Metadata key: why each callout of the chunk was flagged (:mod:`pipeline.callouts`)."""
+FLAGGED_PASSAGES_FIELD = "flagged_passages"
+"""Metadata key: the flagged passages, as written (stored, not searched)."""
+_FLAG_MAPPING: dict[str, Any] = {
+    FLAGS_FIELD: {"type": "keyword"},
+    FLAGGED_PASSAGES_FIELD: {"type": "text", "index": False},
+}
 
 DEFAULT_INDEX_PREFIX = "crag-"
 
@@ -84,6 +93,7 @@ def index_body(dims: int | None = None) -> dict[str, Any]:
         "title": {"type": "text", "analyzer": "english"},
         "updated_at": {"type": "date"},
         "position": {"type": "integer"},
+        **_FLAG_MAPPING,
     }
     properties: dict[str, Any] = {
         TEXT_FIELD: {"type": "text", "analyzer": "english"},
@@ -129,6 +139,11 @@ def ensure_index(es: Elasticsearch, name: str, dims: int | None = None) -> None:
             except BadRequestError as exc:
                 if exc.error != "resource_already_exists_exception":
                     raise
+        # An index created before callouts were flagged gains the two fields (adding a
+        # field to a mapping is allowed and idempotent).
+        es.indices.put_mapping(
+            index=name, properties={METADATA_FIELD: {"properties": _FLAG_MAPPING}}
+        )
         if dims is not None:
             _check_vector_dims(es, name, dims)
     except (ApiError, TransportError) as exc:

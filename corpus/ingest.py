@@ -32,6 +32,8 @@ from corpus.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_sou
 from corpus.errors import IngestError
 from corpus.index import (
     DEFAULT_INDEX_PREFIX,
+    FLAGGED_PASSAGES_FIELD,
+    FLAGS_FIELD,
     ID_FIELD,
     LOCATOR_FIELD,
     TEXT_FIELD,
@@ -40,6 +42,7 @@ from corpus.index import (
     index_name,
 )
 from corpus.loaders import collect_files, load_file
+from pipeline.callouts import find_callouts
 from pipeline.documents import Document
 
 logger = logging.getLogger(__name__)
@@ -313,7 +316,13 @@ class _BatchWriter:
 
 
 def _metadata(doc: Document) -> dict[str, Any]:
-    return {key: value for key, value in doc.items() if key not in ("text", "score")}
+    """The chunk's metadata, with its callouts flagged for review (:mod:`pipeline.callouts`)."""
+    meta = {key: value for key, value in doc.items() if key not in ("text", "score")}
+    callouts = find_callouts(doc["text"])
+    if callouts:
+        meta[FLAGS_FIELD] = [c.why for c in callouts]
+        meta[FLAGGED_PASSAGES_FIELD] = [c.passage for c in callouts]
+    return meta
 
 
 def _es_call(name: str, what: str, call: Callable[[], _T]) -> _T:

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from pipeline import prompts
+from pipeline.conflicts import both_sides_answer, find_conflict, losing_sources, resolve
 from pipeline.deps import Deps
 from pipeline.documents import Document
 from pipeline.edges import abstain_reason, spent, unusable_grading
@@ -36,7 +37,7 @@ from pipeline.schemas import (
     LatinGeneratedAnswer,
     Verification,
 )
-from pipeline.state import Claim, CragState, Generation, Update, asked
+from pipeline.state import Claim, ConflictRecord, CragState, Generation, Update, asked
 from pipeline.tracing import traced_node
 
 
@@ -44,12 +45,13 @@ def relevant_documents(state: CragState) -> list[Document]:
     """The sources of an answer, without repeats.
 
     Index chunks kept from an ambiguous round first, then the chunks graded relevant in the
-    current round, best score first.
+    current round, best score first; never a source a more trusted one contradicts
+    (``distrusted``).
     """
     graded = sorted(
         (g for g in state.get("graded", []) if g["relevant"]), key=lambda g: -g["score"]
     )
-    seen: set[str] = set()
+    seen: set[str] = set(state.get("distrusted", []))
     sources = []
     for doc in [*state.get("kept", []), *(g["document"] for g in graded)]:
         if doc["id"] not in seen:
@@ -76,15 +78,17 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     question are left out of the prompt.
     """
     deps = runtime.context
+    update: Update = {"generations": state["generations"] + 1, "grounded": None, "resolves": None}
+    if state["route"] != "direct":
+        settled = settle_conflict(state, deps)
+        if "generation" in settled:
+            return update | settled  # abstain on it, or both sides stated, without a model call
+        state = {**state, **settled}  # type: ignore[typeddict-item]
+        update |= settled
     sources = [] if state["route"] == "direct" else sources_shown(state)
     messages = prompts.generator_messages(asked(state), sources, state.get("feedback", ""))
     meter = Meter(deps.models.fallbacks, deps.breaker)
-    update: Update = {
-        "generations": state["generations"] + 1,
-        "grounded": None,
-        "resolves": None,
-        "calls": meter.calls,
-    }
+    update["calls"] = meter.calls
     schema: type[DirectReply | GeneratedAnswer] = DirectReply
     if state["route"] != "direct":
         # A claim may only be written in the scripts its question and sources use.
@@ -162,7 +166,11 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         for c in generation["claims"]
     ]
     cited = sorted({n for _, ns in claims for n in ns})
-    evidence = [(n, shown[generation["sources"][n - 1]]) for n in cited]
+    evidence = [
+        (n, shown.get(sid) or refine(by_id[sid], content_terms(asked(state))))
+        for n in cited
+        for sid in [generation["sources"][n - 1]]
+    ]
     messages = prompts.verifier_messages(asked(state), evidence, claims)
     try:
         verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)
@@ -230,12 +238,15 @@ def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
         }
         for n in cited_numbers(generation, text)
     ]
+    detail = f"grounded answer via {state['route']}"
+    if conflict := state.get("conflict"):
+        detail += f"; {conflict['detail']}"
     outcome = {
         "status": "answered",
         "answer": text,
         "citations": citations,
         "reason": None,
-        "detail": f"grounded answer via {state['route']}",
+        "detail": detail,
     }
     return _end_turn(state, outcome)
 
@@ -265,6 +276,7 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
     tried = ", ".join(repr(q) for q in state.get("queries_tried", [])) or "none"
     detail = {
         "no_relevant_sources": "no source that answers the question was found",
+        "conflicting_sources": "the sources disagree on the fact the question asks for",
         "ungrounded": "the answer could not be verified against its sources",
         "off_target": "the sources found do not resolve the question",
         "budget_exhausted": "the model-call budget for this question ran out",
@@ -273,7 +285,8 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
         "retrieval_unavailable": "the sources could not be searched",
     }[reason]
     extra = (
-        state.get("retrieval_error")
+        _conflict_detail(state, reason)
+        or state.get("retrieval_error")
         or state.get("web_skipped")
         or state.get("model_error")
         or state.get("model_unusable")
@@ -289,6 +302,12 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
         "detail": detail,
     }
     return _end_turn(state, outcome)
+
+
+def _conflict_detail(state: CragState, reason: str) -> str | None:
+    """The conflict's sentence, when the turn abstains on it."""
+    conflict = state.get("conflict")
+    return conflict["detail"] if conflict and reason == "conflicting_sources" else None
 
 
 def _grader_failure(state: CragState) -> str | None:
@@ -314,4 +333,60 @@ def _turn(question: str, outcome: dict[str, Any]) -> dict[str, Any]:
         "status": outcome["status"],
         "answer": outcome["answer"],
         "citations": outcome["citations"],
+    }
+
+
+def settle_conflict(state: CragState, deps: Deps) -> Update:
+    """Check the kept sources for a conflict on the fact asked for, and settle it.
+
+    No conflict: ``{}``. Trust settles it (:func:`pipeline.conflicts.resolve`): the other
+    sides' sources are ``distrusted`` and generation goes on from the rest. Otherwise, by
+    the tenant's ``on_conflict``: ``"abstain"`` ends the turn as ``conflicting_sources``
+    (``generation`` ``None``); ``"both"`` answers with one claim per side, in the sources'
+    own words and citing them, still verified like any answer.
+    """
+    docs = relevant_documents(state)
+    found = find_conflict(asked(state), docs)
+    if found is None:
+        return {}
+    by_id = {d["id"]: d for d in docs}
+    values = {
+        side.statements[0].written or side.value: [by_id[i]["locator"] for i in side.source_ids]
+        for side in found.sides
+    }
+    record: ConflictRecord = {
+        "subject": found.subject,
+        "aspect": found.aspect,
+        "values": values,
+        "settled": "abstained",
+        "winner": None,
+        "detail": found.describe(by_id),
+    }
+    winner = resolve(found, docs, deps.trust)
+    if winner is not None:
+        shown = winner.statements[0].written or winner.value
+        record |= {
+            "settled": "trust",
+            "winner": shown,
+            "detail": f"{record['detail']}; the more trusted source wins ({shown})",
+        }
+        distrusted = sorted(losing_sources(found, winner))
+        return {"conflict": record, "distrusted": [*state.get("distrusted", []), *distrusted]}
+    if deps.on_conflict == "both":
+        sides = [by_id[i] for side in found.sides for i in side.source_ids[:1]]
+        generation: Generation = {
+            "answer": "",
+            "claims": both_sides_answer(found, sides),
+            "sources": [d["id"] for d in sides],
+        }
+        record |= {"settled": "both", "detail": f"{record['detail']}; both are given"}
+        return {
+            "conflict": record,
+            "generation": generation | {"answer": published_answer(generation)},
+            "feedback": "",
+        }
+    return {
+        "conflict": record,
+        "generation": None,
+        "feedback": record["detail"],
     }

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
+from pipeline.conflicts import SourceTrust
 from pipeline.documents import Document
 
 
@@ -206,6 +207,10 @@ class Deps:
         allow_web: Per-job switch; ``False`` keeps the run inside the tenant's index.
         breaker: Shared circuit breaker for the models, or ``None`` (always try).
         deny_terms: The tenant's words that must never leave (redacted from web queries).
+        trust: How far the tenant trusts each source; the trusted side of a conflict wins.
+        on_conflict: What an unsettled conflict between kept sources ends in: ``"abstain"``
+            (``conflicting_sources``) or ``"both"`` (an answer stating both values, each
+            with its citation).
     """
 
     tenant_id: str
@@ -217,6 +222,8 @@ class Deps:
     allow_web: bool = True
     breaker: CircuitBreaker | None = None
     deny_terms: tuple[str, ...] = ()
+    trust: SourceTrust = field(default_factory=SourceTrust)
+    on_conflict: Literal["abstain", "both"] = "abstain"
 
     @property
     def web_enabled(self) -> bool:

@@ -230,6 +230,9 @@ def abstain_reason(state: CragState) -> AbstainReason:
         return "budget_exhausted"
     if state.get("model_unusable") or unusable_grading(state):
         return "model_unusable"
+    conflict = state.get("conflict")
+    if conflict is not None and conflict["settled"] == "abstained":
+        return "conflicting_sources"
     if state.get("generation") is not None and state.get("grounded") is not None:
         return "off_target" if state["grounded"] else "ungrounded"
     if state.get("retrieval_error"):

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from opentelemetry import trace
 
 from pipeline import prompts
+from pipeline.callouts import WITHHELD, withhold_callouts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
 from pipeline.edges import kept_for_web_round
@@ -73,6 +74,9 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
         "retrieval_error": None,
         "web_query": None,
         "web_skipped": None,
+        "flagged": [],
+        "conflict": None,
+        "distrusted": [],
         "web_used": False,
         "generation": None,
         "feedback": "",
@@ -192,7 +196,7 @@ def retrieve(state: CragState, runtime: Runtime[Deps]) -> Update:
     except RetrievalError as exc:
         log.warning("retrieval failed for tenant %s: %s", deps.tenant_id, exc)
         return update | {"documents": [], "retrieval_error": str(exc)}
-    return update | {"documents": docs}
+    return update | screened(state, docs)
 
 
 @traced_node("grade_chunk", record=False)
@@ -325,4 +329,31 @@ def web_search(state: CragState, runtime: Runtime[Deps]) -> Update:
         docs = deps.web_search.search(query, deps.limits.web_results)
     except WebSearchError as exc:
         return update | {"documents": [], "retrieval_error": str(exc)}
-    return update | {"documents": docs}
+    return update | screened(state, docs)
+
+
+def screened(state: CragState, docs: list[Document]) -> Update:
+    """The round's documents with every callout aimed at automated readers cut out.
+
+    The passages (:func:`pipeline.callouts.withhold_callouts`) are recorded in ``flagged``
+    and replaced in the text every prompt sees; a document left with nothing else is
+    dropped. The stored chunk, its id and its citation are unchanged.
+    """
+    flagged = list(state.get("flagged", []))
+    clean: list[Document] = []
+    for doc in docs:
+        text, callouts = withhold_callouts(doc["text"])
+        if callouts:
+            flagged.extend(
+                {"id": doc["id"], "locator": doc["locator"], "why": c.why, "passage": c.passage}
+                for c in callouts
+            )
+            if len(text.replace(WITHHELD, "").strip()) < _MIN_SCREENED_CHARS:
+                continue
+            doc = {**doc, "text": text}
+        clean.append(doc)
+    return {"documents": clean, "flagged": flagged}
+
+
+_MIN_SCREENED_CHARS = 40
+"""A screened document with less text than this left is dropped: it was the callout."""

@@ -18,6 +18,7 @@ available at all)."""
 
 AbstainReason = Literal[
     "no_relevant_sources",
+    "conflicting_sources",
     "ungrounded",
     "off_target",
     "budget_exhausted",
@@ -141,6 +142,43 @@ class Generation(TypedDict):
     sources: list[str]
 
 
+class FlaggedSource(TypedDict):
+    """A passage withheld from a retrieved source (:mod:`pipeline.callouts`).
+
+    Attributes:
+        id: The source's document id.
+        locator: The source document.
+        why: The kind of callout ("addressed to automated readers", ...).
+        passage: The passage as written (at most 600 characters).
+    """
+
+    id: str
+    locator: str
+    why: str
+    passage: str
+
+
+class ConflictRecord(TypedDict):
+    """Kept sources that disagreed, and how the turn settled it (:mod:`pipeline.conflicts`).
+
+    Attributes:
+        subject: The setting (``"shared_buffers"``).
+        aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"`` or ``"version"``.
+        values: Per value, as the first source writes it, the locators that give it.
+        settled: ``"trust"`` (the trusted side won, the others were left out), ``"both"``
+            (the answer states both, with their citations) or ``"abstained"``.
+        winner: The winning value when ``settled`` is ``"trust"``, else ``None``.
+        detail: One sentence for people reading the outcome.
+    """
+
+    subject: str
+    aspect: str
+    values: dict[str, list[str]]
+    settled: Literal["trust", "both", "abstained"]
+    winner: str | None
+    detail: str
+
+
 class Outcome(TypedDict):
     """What a turn ends with: an answer with verified citations, or an abstention.
 
@@ -227,6 +265,15 @@ class CragState(TypedDict, total=False):
     """Why this turn's web round sent nothing (too little known-safe text was left after
     minimising the query, :mod:`redaction.minimise`); the round then counts as one that
     found nothing."""
+    flagged: NotRequired[list[FlaggedSource]]
+    """Passages cut from this turn's retrieved sources before any prompt saw them: callouts
+    aimed at automated readers (:mod:`pipeline.callouts`)."""
+    conflict: NotRequired[ConflictRecord | None]
+    """Kept sources that disagreed on the fact the answer needs (:mod:`pipeline.conflicts`),
+    and how it was settled; ``None`` when they agreed."""
+    distrusted: NotRequired[list[str]]
+    """Ids of sources left out of generation because a more trusted source contradicts
+    them."""
     web_used: bool
     """True once a web search ran this turn."""
     generation: Generation | None

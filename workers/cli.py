@@ -289,6 +289,37 @@ def worker(
     os.execve(sys.executable, argv, env)
 
 
+@app.command()
+def flagged(
+    tenant: Annotated[str, typer.Option(help="Tenant whose index is listed.")],
+    limit: Annotated[int, typer.Option(min=1, help="Most chunks shown.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """Chunks flagged at ingest for review: callouts aimed at automated readers, and why.
+
+    Those passages are withheld from every prompt at retrieval; the chunk stays citable.
+    """
+    from corpus import IngestError, make_es_client
+    from corpus.flagged import flagged_chunks
+
+    s = get_settings()
+    try:
+        chunks = flagged_chunks(
+            make_es_client(s.elasticsearch_url), tenant, index_prefix=s.index_prefix, limit=limit
+        )
+    except (IngestError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    for c in chunks:
+        for why, passage in zip(c.flags, c.passages, strict=False):
+            row = {"locator": c.locator, "position": c.position, "chunk_id": c.chunk_id}
+            if as_json:
+                typer.echo(json.dumps(row | {"why": why, "passage": passage}, ensure_ascii=False))
+            else:
+                typer.echo(f"{c.locator} #{c.position}: {why}\n    {passage}")
+    if not chunks and not as_json:
+        typer.echo(f"no flagged chunks in tenant {tenant!r}'s index")
+
+
 egress_app = typer.Typer(help="What left the fleet for web search.", no_args_is_help=True)
 app.add_typer(egress_app, name="egress")
 

@@ -32,6 +32,43 @@ DenyTerms = Annotated[
 ]
 
 
+TrustRules = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--trust",
+        help="PATTERN=LEVEL: sources whose locator matches the glob rank LEVEL (first match "
+        "wins; unmatched index chunks rank 1, web results 0). The trusted side of a "
+        "conflict wins.",
+    ),
+]
+
+
+class ConflictPolicy(StrEnum):
+    """What a conflict between kept sources that trust does not settle ends in."""
+
+    abstain = "abstain"
+    both = "both"
+
+
+OnConflict = Annotated[
+    ConflictPolicy | None,
+    typer.Option(
+        help="abstain (conflicting_sources) or both (answer with both values and citations)."
+    ),
+]
+
+
+def _trust_rules(rules: list[str]) -> list[str]:
+    """Check ``PATTERN=LEVEL`` rules; the error names the bad one."""
+    from pipeline.conflicts import SourceTrust
+
+    try:
+        SourceTrust.parse(rules)
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    return list(rules)
+
+
 class RetrievalMode(StrEnum):
     """How a tenant's index is searched."""
 
@@ -71,6 +108,8 @@ def _describe(t: Any, secrets: bool = False) -> dict[str, Any]:
         "webhook_allowlist": t.webhook_allowlist,
         "retention_days": t.retention_days,
         "retrieval": t.retrieval,
+        "source_trust": t.source_trust,
+        "on_conflict": t.on_conflict,
         "created_at": t.created_at.isoformat() if t.created_at else None,
     }
     if secrets:
@@ -98,6 +137,8 @@ def create(
     deny_term: DenyTerms = None,
     retention_days: Annotated[int, typer.Option(min=1, help="Days data is kept.")] = 30,
     retrieval: Retrieval = RetrievalMode.bm25,
+    trust: TrustRules = None,
+    on_conflict: OnConflict = None,
 ) -> None:
     """Register a tenant; prints its webhook secret and job-submission key (keep both)."""
     from corpus import validate_tenant_id
@@ -127,6 +168,8 @@ def create(
         row.deny_terms = sorted(set(deny_term or ()))
         row.retention_days = retention_days
         row.retrieval = retrieval.value
+        row.source_trust = _trust_rules(trust or [])
+        row.on_conflict = (on_conflict or ConflictPolicy.abstain).value
     typer.echo(f"{tenant}: registered")
     typer.echo(f"webhook secret:  {keys.webhook_secret}")
     typer.echo(f"submission key:  {keys.submission_key}")
@@ -175,6 +218,8 @@ def update(
     deny_term: DenyTerms = None,
     retention_days: Annotated[int | None, typer.Option(min=1)] = None,
     retrieval: Annotated[RetrievalMode | None, typer.Option(help="bm25 or hybrid.")] = None,
+    trust: TrustRules = None,
+    on_conflict: OnConflict = None,
     rotate_submission_key: Annotated[
         bool, typer.Option(help="Issue a new job-submission key (the old one stops working).")
     ] = False,
@@ -206,6 +251,10 @@ def update(
             row.deny_terms = sorted(set(deny_term))
         if retention_days is not None:
             row.retention_days = retention_days
+        if trust is not None:
+            row.source_trust = _trust_rules(trust)
+        if on_conflict is not None:
+            row.on_conflict = on_conflict.value
         if retrieval is not None:
             if retrieval is RetrievalMode.hybrid and row.retrieval != "hybrid":
                 typer.echo(

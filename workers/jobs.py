@@ -161,6 +161,16 @@ class OutcomeBody(BaseModel):
     path: list[str] = Field(default_factory=list, description="Nodes the graph ran, in order.")
     queries_tried: list[str] = Field(default_factory=list)
     web_query: str | None = Field(None, description="The redacted query sent to web search.")
+    conflict: dict[str, Any] | None = Field(
+        None,
+        description="Kept sources that disagreed on the fact asked for: subject, aspect, "
+        "values (value -> locators), settled (trust, both or abstained), winner, detail.",
+    )
+    flagged_sources: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="Passages withheld from retrieved sources as callouts aimed at automated "
+        "readers: {id, locator, why, passage}.",
+    )
     rewrites: int = 0
     generations: int = 0
     web_used: bool = False

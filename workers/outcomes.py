@@ -64,6 +64,8 @@ def outcome_body(
         path=state.get("trace", []),
         queries_tried=state.get("queries_tried", []),
         web_query=state.get("web_query"),
+        conflict=state.get("conflict"),
+        flagged_sources=state.get("flagged", []),
         rewrites=state.get("rewrites", 0),
         generations=state.get("generations", 0),
         web_used=state.get("web_used", False),

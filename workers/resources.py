@@ -24,6 +24,7 @@ from redis import Redis
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from pipeline.conflicts import SourceTrust
 from pipeline.deps import Deps, Limits, Models, Redactor, RetrievalError, Retriever, WebSearch
 from pipeline.documents import Document
 from pipeline.graph import build_graph
@@ -191,6 +192,8 @@ class Resources:
             allow_web=web,
             breaker=self.breaker,
             deny_terms=policy.deny_terms,
+            trust=SourceTrust.parse(policy.source_trust),
+            on_conflict="both" if policy.on_conflict == "both" else "abstain",
         )
 
     def egress_redactor(self, tenant_id: str) -> Redactor:

@@ -45,6 +45,8 @@ class TenantPolicy:
     ``web_search`` off means the router cannot choose the web and no fallback reaches it.
     Domains are matched on the result URL's host and its parent domains. ``retrieval`` is
     ``bm25`` or ``hybrid`` (BM25 and kNN over the vectors of ``CRAG_EMBEDDINGS``, fused).
+    ``source_trust`` ranks sources (``PATTERN=LEVEL``, :class:`pipeline.conflicts.SourceTrust`)
+    and ``on_conflict`` is what an unsettled conflict between them ends in.
     """
 
     web_search: bool = True
@@ -53,6 +55,8 @@ class TenantPolicy:
     deny_terms: tuple[str, ...] = ()
     retention_days: int = 30
     retrieval: str = "bm25"
+    source_trust: tuple[str, ...] = ()
+    on_conflict: str = "abstain"
 
     @classmethod
     def of(cls, tenant: Tenant) -> TenantPolicy:
@@ -64,6 +68,8 @@ class TenantPolicy:
             deny_terms=tuple(tenant.deny_terms),
             retention_days=tenant.retention_days,
             retrieval=tenant.retrieval,
+            source_trust=tuple(tenant.source_trust or ()),
+            on_conflict=tenant.on_conflict or "abstain",
         )
 
 
@@ -111,6 +117,8 @@ def ensure_tenant(
                 deny_terms=[],
                 retention_days=30,
                 retrieval=retrieval or "bm25",
+                source_trust=[],
+                on_conflict="abstain",
             ),
         )
         return TenantKeys(tenant_id, tenant.webhook_secret, tenant.submission_key, True)

@@ -57,6 +57,12 @@ class Tenant(Base):
     retrieval: Mapped[str] = mapped_column(
         String(16), default="bm25", doc="bm25 | hybrid (BM25 + kNN over MiniLM vectors, RRF)"
     )
+    source_trust: Mapped[list[str]] = mapped_column(
+        JsonB, default=list, doc="PATTERN=LEVEL rules on source locators (first match wins)."
+    )
+    on_conflict: Mapped[str] = mapped_column(
+        String(16), default="abstain", doc="abstain | both: what a conflict between sources ends in"
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
