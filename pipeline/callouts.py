@@ -138,7 +138,10 @@ def _sentence_start(text: str, at: int) -> int:
     """Where the sentence or line holding offset ``at`` starts."""
     head = text[:at]
     cut = max(head.rfind("\n"), *(head.rfind(p + " ") for p in ".!?"))
-    return cut + 1 if cut >= 0 else 0
+    start = cut + 1 if cut >= 0 else 0
+    while start < at and text[start].isspace():
+        start += 1
+    return start
 
 
 def _paragraph_end(text: str, at: int, limit: int) -> int:

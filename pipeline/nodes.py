@@ -30,7 +30,15 @@ from pipeline.meter import Meter
 from pipeline.refine import excerpt
 from pipeline.rules import asks_about_recent_events, is_small_talk
 from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
-from pipeline.state import RESET, CragState, GradedDocument, Route, Update, asked
+from pipeline.state import (
+    RESET,
+    CragState,
+    FlaggedSource,
+    GradedDocument,
+    Route,
+    Update,
+    asked,
+)
 from pipeline.tracing import traced_node
 
 log = logging.getLogger(__name__)
@@ -343,11 +351,16 @@ def screened(state: CragState, docs: list[Document]) -> Update:
     clean: list[Document] = []
     for doc in docs:
         text, callouts = withhold_callouts(doc["text"])
+        for c in callouts:
+            flag: FlaggedSource = {
+                "id": doc["id"],
+                "locator": doc["locator"],
+                "why": c.why,
+                "passage": c.passage,
+            }
+            if flag not in flagged:  # a later round may retrieve the same chunk again
+                flagged.append(flag)
         if callouts:
-            flagged.extend(
-                {"id": doc["id"], "locator": doc["locator"], "why": c.why, "passage": c.passage}
-                for c in callouts
-            )
             if len(text.replace(WITHHELD, "").strip()) < _MIN_SCREENED_CHARS:
                 continue
             doc = {**doc, "text": text}

@@ -1,0 +1,105 @@
+"""Conflicts between kept sources (issue 12), found in code and settled by trust."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pipeline.conflicts import SourceTrust, both_sides_answer, find_conflict, resolve, statements
+
+
+def doc(i: str, text: str, locator: str | None = None, source_type: str = "index") -> Any:
+    return {
+        "id": i,
+        "text": text,
+        "source_type": source_type,
+        "locator": locator or f"/docs/{i}.md",
+        "title": i,
+        "updated_at": "2026-01-01T00:00:00Z",
+        "tenant_id": "t",
+    }
+
+
+MANUAL = doc(
+    "m",
+    "shared_buffers (integer)\nSets the memory for shared buffers. The default is typically "
+    "128 megabytes (128MB), but might be less if your kernel settings will not support it.",
+    "/manual/runtime-config-resource.html",
+)
+WIKI = doc("w", "Ops notes.\nOn our clusters shared_buffers defaults to 4GB now.", "/wiki/ops.md")
+Q = "What is the default value of shared_buffers?"
+
+
+def test_units_are_compared_not_spellings() -> None:
+    same = doc("s", "shared_buffers defaults to 128MB on a fresh initdb.")
+    gib = doc("g", "The default of shared_buffers is 0.125 GB.")
+    assert find_conflict(Q, [MANUAL, same, gib]) is None
+
+
+def test_two_values_for_one_default_are_a_conflict_naming_both_sources() -> None:
+    conflict = find_conflict(Q, [MANUAL, WIKI])
+    assert conflict is not None
+    assert (conflict.subject, conflict.aspect) == ("shared_buffers", "default")
+    detail = conflict.describe({"m": MANUAL, "w": WIKI})
+    assert "128 megabytes" in detail and "4GB" in detail
+    assert "/manual/runtime-config-resource.html" in detail and "/wiki/ops.md" in detail
+
+
+def test_a_table_with_a_default_column_counts() -> None:
+    table = doc(
+        "t", "| setting | default |\n| --- | --- |\n| shared_buffers | 1GB |\n| work_mem | 4MB |"
+    )
+    conflict = find_conflict(Q, [MANUAL, table])
+    assert conflict is not None and {s.value for s in conflict.sides} == {
+        "134217728 bytes",
+        "1073741824 bytes",
+    }
+
+
+def test_the_term_line_above_names_the_setting() -> None:
+    other = doc("o", "work_mem (integer)\nThe default is four megabytes (4MB).")
+    assert [s.subject for s in statements(MANUAL, ["shared_buffers"])] == ["shared_buffers"]
+    assert statements(other, ["shared_buffers"]) == []
+
+
+def test_a_port_question_without_a_setting_name() -> None:
+    a = doc("a", "The server listens on port 5432 by default.")
+    b = doc("b", "PostgreSQL's default port is 6543.")
+    conflict = find_conflict("Which port does PostgreSQL listen on by default?", [a, b])
+    assert conflict is not None and {s.value for s in conflict.sides} == {"5432", "6543"}
+
+
+def test_no_setting_named_no_conflict() -> None:
+    assert find_conflict("How do I tune the server?", [MANUAL, WIKI]) is None
+
+
+def test_trust_settles_it_for_the_trusted_side_only() -> None:
+    conflict = find_conflict(Q, [MANUAL, WIKI])
+    assert conflict is not None
+    ranked = SourceTrust.parse(["/manual/*=3", "/wiki/*=1"])
+    winner = resolve(conflict, [MANUAL, WIKI], ranked)
+    assert winner is not None and winner.source_ids == ["m"]
+    assert resolve(conflict, [MANUAL, WIKI], SourceTrust()) is None  # both index: a tie
+
+
+def test_the_tenant_index_ranks_above_the_web_by_default() -> None:
+    web = doc("x", "shared_buffers defaults to 2GB.", "https://blog.example/pg", "web")
+    conflict = find_conflict(Q, [MANUAL, web])
+    assert conflict is not None
+    winner = resolve(conflict, [MANUAL, web], SourceTrust())
+    assert winner is not None and winner.source_ids == ["m"]
+
+
+@pytest.mark.parametrize("rule", ["manual", "=3", "*/manual/*=high"])
+def test_a_bad_trust_rule_names_itself(rule: str) -> None:
+    with pytest.raises(ValueError, match="PATTERN=LEVEL"):
+        SourceTrust.parse([rule])
+
+
+def test_both_sides_are_stated_in_the_sources_words() -> None:
+    conflict = find_conflict(Q, [MANUAL, WIKI])
+    assert conflict is not None
+    claims = both_sides_answer(conflict, [MANUAL, WIKI])
+    assert {c["source_ids"][0] for c in claims} == {"m", "w"}
+    assert any("4GB" in c["text"] for c in claims) and any("128MB" in c["text"] for c in claims)
