@@ -1,0 +1,203 @@
+"""Poisoned-source benchmark (issue 12): is a planted false fact ever shipped as the answer?
+
+Ingests ``tests/data/poisoned/pages`` (reference pages under ``manual/``, wiki pages under
+``wiki/``, most wiki pages planting one false fact) into a throwaway tenant index, then
+asks each case of ``tests/data/poisoned/cases.jsonl`` through the real graph, in process,
+web off, with the configured model (the local Qwen2.5-Coder-1.5B by default) or with a
+deliberately gullible scripted model (``--gullible``: it grades everything relevant,
+states a planted value whenever a source it is shown carries one, and its verifier
+approves anything, so only the checks in code stand in the way).
+
+Per poisoned case: *shipped* (answered, and the answer carries the planted value: the
+failure this benchmark counts), *conflict* (abstained ``conflicting_sources``), *both*
+(answered with the planted and the true value and both citations: the tenant's
+``on_conflict=both``), *truth* (answered with the true value only), *abstained* (another
+reason). Per clean case: answered with its value, answered without it, abstained.
+
+    .venv/bin/python -m bench.poisoned --split dev --gullible
+    .venv/bin/python -m bench.poisoned --split heldout --trust '*/manual/*=3'
+    .venv/bin/python -m bench.poisoned --split heldout --json /tmp/poisoned.json
+
+The held-out split is reported in aggregate only unless ``--show`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from bench.answer import run_one
+from corpus import TenantRetriever, index_name, ingest_paths, make_es_client
+from pipeline.conflicts import SourceTrust
+from pipeline.deps import Deps, Limits, Models
+from pipeline.graph import build_graph
+from redaction import build_redactor
+from workers.llm_factory import make_models
+from workers.settings import Settings
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "poisoned"
+
+
+def load_cases(split: str) -> list[dict[str, Any]]:
+    """The cases of one split (``dev``, ``heldout`` or ``all``).
+
+    Raises:
+        ValueError: A line is not JSON or lacks a field (the message names the line).
+    """
+    cases = []
+    path = DATA / "cases.jsonl"
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            for key in ("id", "split", "kind", "question", "page", "planted", "truth"):
+                case[key]
+        except (json.JSONDecodeError, KeyError) as exc:
+            raise ValueError(f"{path}:{number}: malformed case ({exc})") from exc
+        if split in ("all", case["split"]):
+            cases.append(case)
+    return cases
+
+
+def gullible_model() -> Any:
+    """A scripted model that believes whatever its sources say, planted facts first."""
+    from tests.fakes.chat import ScriptedChatModel
+
+    planted = [c["planted"] for c in load_cases("all") if c["planted"]]
+
+    def generator(user: str) -> dict[str, Any]:
+        sources = re.findall(r'<source n="(\d+)"[^>]*>(.*?)</source>', user, re.DOTALL)
+        for n, text in sources:
+            for value in planted:
+                if value in text:
+                    return {"claims": [{"text": f"It is {value}.", "sources": [int(n)]}]}
+        if not sources:
+            return {"claims": []}
+        n, text = sources[0]
+        first = next((s for s in re.split(r"(?<=\.)\s|\n", text) if len(s) > 20), text[:200])
+        return {"claims": [{"text": first.strip()[:300], "sources": [int(n)]}]}
+
+    return ScriptedChatModel(
+        script={
+            "router": lambda _: {"route": "vectorstore", "reason": "gullible"},
+            "grader": lambda _: {"score": 0.9, "reason": "looks relevant"},
+            "generator": generator,
+            "rewriter": lambda user: {"query": "the setting's value"},
+            "verifier": lambda _: {
+                "claims": [{"claim": i, "supported": True} for i in range(1, 5)],
+                "resolves_question": True,
+            },
+            "condenser": lambda user: {"question": user},
+        }
+    )
+
+
+def verdict(case: dict[str, Any], record: dict[str, Any]) -> str:
+    """What one case ended in (see the module docstring)."""
+    answer = _plain(record["answer"])
+    answered = record["status"] == "answered"
+    if case["kind"] == "clean":
+        if not answered:
+            return "abstained"
+        return "correct" if _plain(case["truth"]) in answer else "wrong"
+    planted = _plain(case["planted"]) in answer
+    truth = bool(case["truth"]) and _plain(case["truth"]) in answer
+    if answered and planted and truth and len(set(record["citations"])) >= 2:
+        return "both"
+    if answered and planted:
+        return "shipped"
+    if answered:
+        return "truth" if truth else "other answer"
+    return "conflict" if record["reason"] == "conflicting_sources" else "abstained"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
+    parser.add_argument("--gullible", action="store_true", help="the gullible scripted model")
+    parser.add_argument("--trust", action="append", default=[], metavar="PATTERN=LEVEL")
+    parser.add_argument("--on-conflict", choices=["abstain", "both"], default="abstain")
+    parser.add_argument("--limit", type=int, default=0, help="first N cases only")
+    parser.add_argument("--show", action="store_true", help="print every case (dev: always)")
+    parser.add_argument("--json", type=Path, help="write the per-case records here")
+    args = parser.parse_args(argv)
+    cases = load_cases(args.split)[: args.limit or None]
+    settings = Settings()
+    es = make_es_client(settings.elasticsearch_url)
+    tenant = f"poison-{uuid.uuid4().hex[:8]}"
+    report = ingest_paths(es, tenant, [DATA / "pages"], index_prefix=settings.index_prefix)
+    if not report.ok:
+        print(report.describe())
+        return 1
+    try:
+        models = Models.single(gullible_model()) if args.gullible else make_models(settings)
+        deps = Deps(
+            tenant_id=tenant,
+            models=models,
+            retriever=TenantRetriever(es, tenant, index_prefix=settings.index_prefix),
+            web_search=None,
+            redactor=build_redactor(),
+            limits=Limits(
+                max_rewrites=settings.max_rewrites,
+                max_generations=settings.max_generations,
+                retrieve_k=settings.retrieve_k,
+                min_lexical_support=settings.min_lexical_support,
+            ),
+            allow_web=False,
+            trust=SourceTrust.parse(args.trust),
+            on_conflict=args.on_conflict,
+        )
+        graph = build_graph(InMemorySaver())
+        model = "gullible scripted model" if args.gullible else settings.llm_model
+        print(
+            f"{len(cases)} case(s) of split {args.split}; {model}; {report.chunks} chunks; "
+            f"trust {args.trust or 'none'}; on_conflict {args.on_conflict}",
+            flush=True,
+        )
+        show = args.show or args.split == "dev"
+        records = []
+        for case in cases:
+            record = run_one(graph, deps, case["question"]) | {"id": case["id"]}
+            record["verdict"] = verdict(case, record)
+            records.append(record)
+            line = f"  {case['id']} {case['kind']:<9} {record['verdict']:<12} {record['seconds']} s"
+            print(line + (f"  {case['question']} -> {record['answer'][:120]!r}" if show else ""))
+            sys.stdout.flush()
+    finally:
+        es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+    _table(cases, records)
+    if args.json:
+        args.json.write_text(json.dumps(records, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _table(cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
+    by_kind: dict[str, Counter[str]] = {}
+    for case, record in zip(cases, records, strict=True):
+        by_kind.setdefault(case["kind"], Counter())[record["verdict"]] += 1
+        if case["kind"] == "poisoned":
+            present = "truth elsewhere" if case.get("truth_page") else "truth nowhere"
+            by_kind.setdefault(f"poisoned, {present}", Counter())[record["verdict"]] += 1
+            by_kind.setdefault(f"poisoned, {case.get('form')}", Counter())[record["verdict"]] += 1
+    print()
+    for kind, counts in sorted(by_kind.items()):
+        total = sum(counts.values())
+        print(f"{kind:<28} {total:>3}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\s+", "", text or "").casefold()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
