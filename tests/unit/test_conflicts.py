@@ -103,3 +103,30 @@ def test_both_sides_are_stated_in_the_sources_words() -> None:
     claims = both_sides_answer(conflict, [MANUAL, WIKI])
     assert {c["source_ids"][0] for c in claims} == {"m", "w"}
     assert any("4GB" in c["text"] for c in claims) and any("128MB" in c["text"] for c in claims)
+
+
+def test_the_poisoned_corpus_is_well_formed() -> None:
+    """Every case's planted and true values are on the pages it names (bench.poisoned)."""
+    from bench.poisoned import DATA, load_cases
+
+    cases = load_cases("all")
+    assert sum(c["kind"] == "poisoned" for c in cases) >= 30
+    assert {c["split"] for c in cases} == {"dev", "heldout"}
+    for case in cases:
+        page = (DATA / "pages" / case["page"]).read_text(encoding="utf-8")
+        if case["kind"] == "poisoned":
+            assert case["planted"] in page, case["id"]
+            if case["truth_page"]:
+                truth = (DATA / "pages" / case["truth_page"]).read_text(encoding="utf-8")
+                assert case["truth"] in truth, case["id"]
+        else:
+            assert case["truth"] in page, case["id"]
+
+
+def test_a_malformed_case_names_its_line(tmp_path: Any, monkeypatch: Any) -> None:
+    import bench.poisoned as bench
+
+    (tmp_path / "cases.jsonl").write_text('{"id": "p-1"}\n')
+    monkeypatch.setattr(bench, "DATA", tmp_path)
+    with pytest.raises(ValueError, match=r"cases.jsonl:1: malformed case"):
+        bench.load_cases("all")
