@@ -13,7 +13,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from pipeline import prompts
-from pipeline.conflicts import both_sides_answer, find_conflict, losing_sources, resolve
+from pipeline.conflicts import (
+    both_sides_answer,
+    claim_value_problem,
+    find_conflict,
+    losing_sources,
+    resolve,
+)
 from pipeline.deps import Deps
 from pipeline.documents import Document
 from pipeline.edges import abstain_reason, spent, unusable_grading
@@ -154,6 +160,9 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         return update | _check_direct(state, deps, meter, generation["answer"])
     by_id = {d["id"]: d for d in relevant_documents(state)}
     unsupported = support_problems(generation, by_id, deps.limits.min_lexical_support)
+    wrong_value = claim_value_problem(asked(state), generation["claims"], list(by_id.values()))
+    if wrong_value:
+        unsupported = [*unsupported, wrong_value]
     if unsupported:
         return {"grounded": False, "resolves": False, "feedback": "; ".join(unsupported)}
     # The verifier sees the cited sources as the generator saw them (refined, same numbers),

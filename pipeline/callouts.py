@@ -71,6 +71,12 @@ _CUES: tuple[tuple[str, str], ...] = (
         r"|replaces?\s+(?:the\s+)?(?:official\s+|upstream\s+)?(?:documentation|docs|manual))\b",
     ),
     (
+        "a correction that overrides the documentation",
+        r"\b(?:supersedes?|overrides?|takes precedence over)\s+(?:the\s+)?(?:official\s+"
+        r"|upstream\s+)?(?:manual|documentation|docs|reference)\b"
+        r"|^\W*(?:errata|erratum|correction|corrigendum)\b\W*[:(\u2014]",
+    ),
+    (
         "tells the reader to disregard the documentation",
         r"\b(?:disregard|ignore|do not trust|don't trust|do not use|don't use)\s+(?:the\s+|any\s+"
         r"|all\s+)?(?:official\s+|upstream\s+|other\s+|older\s+|outdated\s+)?(?:documentation"
@@ -83,7 +89,7 @@ _CUES: tuple[tuple[str, str], ...] = (
     ),
 )
 _PATTERN = re.compile(
-    "|".join(f"(?P<c{i}>{p})" for i, (_why, p) in enumerate(_CUES)), re.IGNORECASE
+    "|".join(f"(?P<c{i}>{p})" for i, (_why, p) in enumerate(_CUES)), re.IGNORECASE | re.MULTILINE
 )
 
 

@@ -40,7 +40,44 @@ _ASPECTS: tuple[tuple[str, str], ...] = (
     ),
     ("minimum", r"\bminimum\b|\bat least\b|\blower limit\b"),
     ("port", r"\bport\b|\blistens on\b"),
-    ("version", r"\b(?:introduced|added|new|available|removed|deprecated) (?:in|since)\b"),
+    (
+        "version",
+        r"\b(?:introduced|added|new|available|removed|deprecated|appeared|arrived)"
+        r"(?: (?:in|since|with)\b)?|\bsince (?:version|git|postgresql)\b",
+    ),
+    ("date", r"\breleased?\b|\brelease date\b|\bshipped on\b"),
+)
+_COLUMN_ASPECTS: tuple[tuple[str, str], ...] = (
+    ("default", r"default(?: value)?"),
+    ("maximum", r"max(?:imum)?|limit|upper limit"),
+    ("minimum", r"min(?:imum)?"),
+    ("port", r"(?:default )?port"),
+    ("date", r"(?:initial |first |general )?(?:released?(?: on)?|release date|date|ga)"),
+    (
+        "version",
+        r"(?:since|introduced(?: in)?|added(?: in)?|first version|git version"
+        r"|postgresql version|(?:minimum |min\.? )?version)",
+    ),
+)
+"""Table headers that name an aspect: a row naming the subject gives it in that column."""
+_HEADING = re.compile(r"^\s*#+\s*[`*]*([A-Za-z][\w. -]*?)[`*]*(?:\s*\(.*\))?\s*$")
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ),
+        1,
+    )
+    for m in names
+}  # fmt: skip
+_DATE = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})\b"
+    r"|\b([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})\b"
+    r"|\b(\d{1,2}) ([A-Za-z]{3,9})\.? (\d{4})\b"
 )
 _UNITS: dict[str, tuple[str, float]] = {
     "b": ("bytes", 1), "byte": ("bytes", 1), "bytes": ("bytes", 1),
@@ -67,7 +104,18 @@ _VALUE = re.compile(
     re.IGNORECASE,
 )
 _SWITCHES = {"on": "on", "true": "on", "enabled": "on", "off": "off", "false": "off", "disabled": "off"}  # fmt: skip  # noqa: E501
-_TERM_LINE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:\([a-z ]+\)|[:\u2014-])?\s*$")
+_TERM_LINE = re.compile(
+    r"^\s*(?:#+\s*|[-*]\s+)?[`*]*([A-Za-z_][\w.]*)[`*]*\s*(?:\([a-z ]+\)|[:\u2014-])?\s*$"
+)
+"""A line that is only a setting's name: the manual's "shared_buffers (integer)", a Markdown
+heading "### autovacuum_max_workers (integer)", a list item "- `gc.auto`:"."""
+_NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "sixteen": "16", "twenty": "20", "thirty": "30", "sixty": "60", "hundred": "100",
+}  # fmt: skip
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+_VERSION_BEFORE = re.compile(r"(?:version|release|postgresql|postgres|pg|git|v)\s*$", re.I)
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|$)|[^\n]+", re.MULTILINE)
 
 
@@ -167,35 +215,49 @@ def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
     """The values ``doc`` states for an aspect of one of ``subjects`` (lower-cased names)."""
     found: list[Statement] = []
     current: str | None = None
-    default_table = False
+    columns: dict[int, str] = {}  # table column -> the aspect its header names
     for line in doc["text"].splitlines():
-        term = _TERM_LINE.match(line)
+        term = _TERM_LINE.match(line) or _HEADING.match(line)
         if term and term.group(1).lower() in subjects:
             current = term.group(1).lower()
             continue
-        if term and "_" in term.group(1):
-            current = None  # another setting's entry starts
+        if term and ("_" in term.group(1) or line.lstrip().startswith("#")):
+            current = None  # another setting's entry (or another section) starts
             continue
         if "|" in line:
-            if re.search(r"\bdefault\b", line, re.IGNORECASE) and not _VALUE.search(line):
-                default_table = True
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            header = {
+                n: aspect
+                for n, cell in enumerate(cells)
+                for aspect, pattern in _COLUMN_ASPECTS
+                if re.fullmatch(pattern, cell.strip("`*"), re.IGNORECASE)
+            }
+            if header and not any(_VALUE.search(c) or _DATE.search(c) for c in cells):
+                columns = header
+                continue
             named = [s for s in subjects if s in line.lower()]
-            if named and default_table:
-                cells = [c for c in line.split("|") if c.strip()]
-                for value, written in _values(" ".join(cells[1:])):
-                    found.append(
-                        Statement(doc["id"], named[0], "default", value, line.strip(), written)
-                    )
+            for n, aspect in columns.items():
+                if named and n < len(cells) and named[0] not in cells[n].lower():
+                    for value, written in _values(cells[n], aspect)[:1]:
+                        found.append(
+                            Statement(doc["id"], named[0], aspect, value, line.strip(), written)
+                        )
             continue
+        if not line.strip():
+            columns = {}
         for sentence in _SENTENCE.findall(line):
-            named = [s for s in subjects if s in sentence.lower()] or ([current] if current else [])
+            lowered = sentence.lower()
+            named = [s for s in subjects if s in lowered] or ([current] if current else [])
             if not named:
                 continue
             for aspect, pattern in _ASPECTS:
                 cue = re.search(pattern, sentence, re.IGNORECASE)
                 if cue is None:
                     continue
-                values = _values(sentence[cue.start() :], aspect) or _values(sentence, aspect)
+                values = (
+                    _values(sentence[cue.start() :], aspect)[:1]
+                    or _values(sentence[max(0, cue.start() - 40) : cue.start()], aspect)[-1:]
+                )  # "listens on port 5432 by default": the value before the cue
                 for value, written in values:
                     found.append(
                         Statement(doc["id"], named[0], aspect, value, sentence.strip(), written)
@@ -204,16 +266,33 @@ def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
     return found
 
 
+def subjects_of(question: str) -> list[str]:
+    """What the question asks about, lower-cased: settings, commands, a release.
+
+    Setting names (``shared_buffers``, ``gc.auto``), Git commands (``git switch``), SQL
+    commands written in capitals (``MERGE``), a product and its version ("PostgreSQL 17");
+    ``["port"]`` for a port question that names none of these.
+    """
+    subjects = {s.strip("`*") for s in identifiers(question) if "_" in s or "." in s}
+    subjects |= {m.lower() for m in re.findall(r"\bgit [a-z][a-z-]+", question, re.I)}
+    subjects |= {m.lower() for m in re.findall(r"\b[A-Z]{4,}(?:_[A-Z]+)*\b", question)}
+    subjects |= {
+        m.lower() for m in re.findall(r"\b(?:PostgreSQL|Postgres|Git) \d+(?:\.\d+)?\b", question)
+    }
+    subjects -= {"git config", "git version"}
+    if not subjects and re.search(r"\bport\b", question, re.IGNORECASE):
+        subjects = {"port"}
+    return sorted(subjects)
+
+
 def find_conflict(question: str, docs: Sequence[Document]) -> Conflict | None:
     """The first aspect of a setting the question names on which ``docs`` disagree.
 
     Two sources disagree when the values each gives for the aspect have none in common (a
-    source may give several: "128MB, or 32MB if the kernel limits it"). ``None`` when the
+    source may give several, in different sentences). ``None`` when the
     question names no setting or the sources agree.
     """
-    subjects = sorted(s for s in identifiers(question) if "_" in s or "." in s)
-    if not subjects and re.search(r"\bport\b", question, re.IGNORECASE):
-        subjects = ["port"]  # "What port does the server listen on?": the port itself
+    subjects = subjects_of(question)
     if not subjects:
         return None
     by_key: dict[tuple[str, str], dict[str, set[str]]] = {}
@@ -276,10 +355,32 @@ def both_sides_answer(conflict: Conflict, sources: Sequence[Document]) -> list[C
 
 
 def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
-    """``(normalised, written)`` values in ``text`` (the first sentence part after the cue)."""
+    """``(normalised, written)`` values in ``text``, in order (examples left out).
+
+    A statement takes the first value after its cue (or the last one right before it): in
+    "The default is 128 megabytes (128MB), but might be less" that is 128 megabytes.
+    """
     text = re.split(r"[;:]\s|\bbut\b|\bwhile\b|\bexcept\b", text, maxsplit=1)[0]
+    text = _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
+    text = re.sub(r"\b(?:e\.g\.|for example|such as)[^;)]*", "", text)  # examples, not the value
     out: dict[str, str] = {}
+    if aspect == "date":
+        for m in _DATE.finditer(text):
+            iso = _iso_date(m)
+            if iso:
+                out.setdefault(iso, m.group(0))
+        return list(out.items())
+    if aspect == "version":
+        for m in re.finditer(
+            r"(?:\b(?:version|release|postgresql|postgres|pg|git|v)\s*)(\d+(?:\.\d+)*)\b",
+            text,
+            re.I,
+        ):
+            out.setdefault(m.group(1), m.group(0))
+        return list(out.items())
     for m in _VALUE.finditer(text):
+        if m.group(1) and _VERSION_BEFORE.search(text[: m.start()]) and aspect != "version":
+            continue  # "since PostgreSQL 13 the default ...": a version, not the value
         if m.group(3):
             out.setdefault(_SWITCHES[m.group(3).lower()], m.group(3))
             continue
@@ -288,6 +389,64 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
         if unit in _UNITS:
             kind, factor = _UNITS[unit]
             out.setdefault(f"{round(float(number) * factor)} {kind}", written)
-        elif aspect in ("port", "version") or "." not in number:
-            out.setdefault(number, written)
+        else:
+            out.setdefault(f"{float(number):g}" if aspect != "version" else number, written)
     return list(out.items())
+
+
+_QUESTION_ASPECTS: tuple[tuple[str, str], ...] = (
+    (
+        "maximum",
+        r"\b(?:maximum|max(?:imum)? number|at most|upper limit|how (?:many|large|long) can)\b",
+    ),
+    ("minimum", r"\b(?:minimum|smallest|at least|lower limit)\b"),
+    ("default", r"\bdefault(?:s|ed)?\b|\bout of the box\b"),
+    ("port", r"\bport\b"),
+    ("date", r"\bwhen (?:was|were|did)\b.*\breleased?\b|\brelease date\b"),
+    ("version", r"\b(?:which|what) (?:\w+ )?version\b|\bintroduced\b|\bsince when\b"),
+)
+
+
+def claim_value_problem(
+    question: str, claims: Sequence[Claim], docs: Sequence[Document]
+) -> str | None:
+    """A claim that gives the asked-for value differently from every kept source, or ``None``.
+
+    When the question asks for an aspect of a setting ("the default of random_page_cost")
+    and the kept sources state one, each claim's value for it must be one of theirs: a value
+    that is in a source only as an example or as another setting's ("e.g., 1.1") is not the
+    answer. Nothing to compare (no setting named, no aspect asked, no source stating it, a
+    claim with no value): ``None``.
+    """
+    subjects = subjects_of(question)
+    aspect = next((a for a, p in _QUESTION_ASPECTS if re.search(p, question, re.IGNORECASE)), None)
+    if not subjects or aspect is None:
+        return None
+    stated = {
+        st.value: st.written
+        for doc in docs
+        for st in statements(doc, subjects)
+        if st.aspect == aspect
+    }
+    if not stated:
+        return None
+    for claim in claims:
+        values = {v for v, _ in _values(claim["text"], aspect)}
+        if values and not values & stated.keys():
+            shown = ", ".join(sorted(set(stated.values())))
+            return (
+                f"the claim {claim['text']!r} gives a {aspect} the sources do not state for "
+                f"{subjects[0]} (they state {shown})"
+            )
+    return None
+
+
+def _iso_date(m: re.Match[str]) -> str | None:
+    """``YYYY-MM-DD`` of a :data:`_DATE` match, or ``None`` for a word that is no month."""
+    if m.group(1):
+        return f"{m.group(1)}-{m.group(2)}-{m.group(3)}"
+    month, day, year = (
+        (m.group(4), m.group(5), m.group(6)) if m.group(4) else (m.group(8), m.group(7), m.group(9))
+    )
+    number = _MONTHS.get(month.lower())
+    return f"{year}-{number:02d}-{int(day):02d}" if number else None

@@ -130,3 +130,41 @@ def test_a_malformed_case_names_its_line(tmp_path: Any, monkeypatch: Any) -> Non
     monkeypatch.setattr(bench, "DATA", tmp_path)
     with pytest.raises(ValueError, match=r"cases.jsonl:1: malformed case"):
         bench.load_cases("all")
+
+
+def test_a_claim_with_a_value_no_source_states_for_the_aspect_is_refused() -> None:
+    from pipeline.conflicts import claim_value_problem
+
+    example = doc(
+        "e",
+        "random_page_cost (floating point)\nThe default is 4.0. SSDs suit less, e.g., 1.1.",
+    )
+    q = "What is the default value of random_page_cost?"
+    wrong = claim_value_problem(q, [{"text": "It is 1.1.", "source_ids": ["e"]}], [example])
+    assert wrong is not None and "4.0" in wrong
+    right = claim_value_problem(
+        q, [{"text": "The default is 4.0.", "source_ids": ["e"]}], [example]
+    )
+    assert right is None
+
+
+@pytest.mark.parametrize(
+    ("question", "a", "b", "values"),
+    [
+        (
+            "When was PostgreSQL 17 released?",
+            "| Major version | Initial release |\n| --- | --- |\n| PostgreSQL 17 | 2024-09-26 |",
+            "PostgreSQL 17 was released on October 3, 2024.",
+            {"2024-09-26", "2024-10-03"},
+        ),
+        (
+            "In which Git version was git switch introduced?",
+            "### git switch and git restore (Git 2.23)\n\nGit 2.23 introduced git switch.",
+            "git switch was added in Git 2.13 as an experiment.",
+            {"2.23", "2.13"},
+        ),
+    ],
+)
+def test_versions_and_dates_conflict_too(question: str, a: str, b: str, values: set[str]) -> None:
+    conflict = find_conflict(question, [doc("a", a), doc("b", b)])
+    assert conflict is not None and {s.value for s in conflict.sides} == values
