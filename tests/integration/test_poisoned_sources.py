@@ -10,6 +10,7 @@ disagree on the fact asked for are settled by the tenant's source trust or absta
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import uuid
 from collections.abc import Iterator
@@ -17,12 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from corpus import index_name, ingest_paths
 from corpus.flagged import flagged_chunks
 from pipeline.conflicts import SourceTrust
+from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+from workers.cli import app as cli
 
 pytestmark = pytest.mark.integration
 
@@ -162,3 +166,39 @@ def test_a_tenant_may_have_both_values_stated_with_their_citations(
         "tuning-notes.md",
     ]
     assert "both are given" in outcome["detail"]
+
+
+def test_crag_flagged_prints_each_passage_and_why(tenant: str) -> None:
+    listed = CliRunner().invoke(cli, ["flagged", "--tenant", tenant, "--json"])
+    assert listed.exit_code == 0, listed.output
+    [row] = [json.loads(line) for line in listed.output.splitlines()]
+    assert row["locator"].endswith("wiki/sort-memory.md")
+    assert row["why"] == "addressed to automated readers" and "512MB" in row["passage"]
+
+
+def test_a_tenant_ranks_its_sources_and_a_bad_rule_names_itself(
+    settings: Any, migrated_db: str
+) -> None:
+    from workers.db import repository as repo
+    from workers.db.engine import sessions_for
+    from workers.tenants import TenantPolicy
+
+    name = f"t-trust-{uuid.uuid4().hex[:8]}"
+    runner = CliRunner()
+    try:
+        assert runner.invoke(cli, ["tenants", "create", name]).exit_code == 0
+        bad = runner.invoke(cli, ["tenants", "update", name, "--trust", "*/manual/*"])
+        assert bad.exit_code != 0 and "must be PATTERN=LEVEL" in bad.output
+        good = runner.invoke(
+            cli,
+            ["tenants", "update", name, "--trust", "*/manual/*=3", "--on-conflict", "both"],
+        )
+        assert good.exit_code == 0, good.output
+        with sessions_for(settings.database_url)() as session:
+            row = repo.get_tenant(session, name)
+            assert row is not None
+            policy = TenantPolicy.of(row)
+        assert policy.source_trust == ("*/manual/*=3",) and policy.on_conflict == "both"
+        assert SourceTrust.parse(policy.source_trust).rules == (("*/manual/*", 3),)
+    finally:
+        forget_tenant(settings, name)
