@@ -80,8 +80,10 @@ def sources_shown(state: CragState) -> list[Document]:
 def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Write an answer from graded sources only, as claims that cite source numbers.
 
-    Sources are refined first (:mod:`pipeline.refine`): sentences that do not bear on the
-    question are left out of the prompt.
+    Kept sources that disagree on the fact asked for are settled first, in code
+    (:func:`settle_conflict`: trust, an abstention, or both sides stated). Sources are then
+    refined (:mod:`pipeline.refine`): sentences that do not bear on the question are left
+    out of the prompt.
     """
     deps = runtime.context
     update: Update = {"generations": state["generations"] + 1, "grounded": None, "resolves": None}
