@@ -79,8 +79,9 @@ _CUES: tuple[tuple[str, str], ...] = (
     (
         "tells the reader to disregard the documentation",
         r"\b(?:disregard|ignore|do not trust|don't trust|do not use|don't use)\s+(?:the\s+|any\s+"
-        r"|all\s+)?(?:official\s+|upstream\s+|other\s+|older\s+|outdated\s+)?(?:documentation"
-        r"|docs|manual|sources?|pages?|values? (?:above|below|elsewhere)|table (?:above|below))\b",
+        r"|all\s+)?(?:(?:official\s+|upstream\s+|other\s+|older\s+|outdated\s+)?(?:documentation"
+        r"|docs|manual)|(?:other|older|outdated|official)\s+(?:sources?|pages?)"
+        r"|values? (?:above|below|elsewhere)|table (?:above|below))\b",
     ),
     (
         "a correction that overrides the documentation",
