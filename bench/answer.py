@@ -30,10 +30,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from corpus import TenantRetriever, index_name, make_es_client
 from corpus.index import vector_dims
 from pipeline.accounting import calls_by_kind, made, tokens_by_kind
-from pipeline.deps import Deps, Limits
+from pipeline.deps import Deps
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from redaction import build_redactor
 from workers.llm_factory import make_embeddings_for, make_models
+from workers.resources import limits_from
 from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,12 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         retriever=retriever,
         web_search=None,
         redactor=build_redactor(),
-        limits=Limits(
-            max_rewrites=settings.max_rewrites,
-            max_generations=settings.max_generations,
-            retrieve_k=settings.retrieve_k,
-            min_lexical_support=settings.min_lexical_support,
-        ),
+        limits=limits_from(settings),
         allow_web=False,
     )
     graph = build_graph(InMemorySaver())

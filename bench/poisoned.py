@@ -37,10 +37,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from bench.answer import run_one
 from corpus import TenantRetriever, index_name, ingest_paths, make_es_client
 from pipeline.conflicts import SourceTrust
-from pipeline.deps import Deps, Limits, Models
+from pipeline.deps import Deps, Models
 from pipeline.graph import build_graph
 from redaction import build_redactor
 from workers.llm_factory import make_models
+from workers.resources import limits_from
 from workers.settings import Settings
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "poisoned"
@@ -147,12 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             retriever=TenantRetriever(es, tenant, index_prefix=settings.index_prefix),
             web_search=None,
             redactor=build_redactor(),
-            limits=Limits(
-                max_rewrites=settings.max_rewrites,
-                max_generations=settings.max_generations,
-                retrieve_k=settings.retrieve_k,
-                min_lexical_support=settings.min_lexical_support,
-            ),
+            limits=limits_from(settings),
             allow_web=False,
             trust=SourceTrust.parse(args.trust),
             on_conflict=args.on_conflict,
