@@ -72,8 +72,12 @@ def sources_shown(state: CragState) -> list[Document]:
     The best :data:`~pipeline.schemas.MAX_SOURCES` relevant chunks, each refined to the
     sentences that bear on the question and the current query (CRAG §4.4).
     """
-    terms = content_terms(f"{asked(state)} {state.get('query', '')}")
-    return [refine(d, terms) for d in relevant_documents(state)[:MAX_SOURCES]]
+    return [refined(state, d) for d in relevant_documents(state)[:MAX_SOURCES]]
+
+
+def refined(state: CragState, doc: Document) -> Document:
+    """``doc`` cut to the sentences that bear on the question and the current query."""
+    return refine(doc, content_terms(f"{asked(state)} {state.get('query', '')}"))
 
 
 @traced_node("generate")
@@ -178,7 +182,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     ]
     cited = sorted({n for _, ns in claims for n in ns})
     evidence = [
-        (n, shown.get(sid) or refine(by_id[sid], content_terms(asked(state))))
+        (n, shown.get(sid) or refined(state, by_id[sid]))
         for n in cited
         for sid in [generation["sources"][n - 1]]
     ]

@@ -126,7 +126,8 @@ class Statement:
     Attributes:
         source_id: The :class:`~pipeline.documents.Document` id.
         subject: The setting, lower-cased (``"shared_buffers"``).
-        aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"`` or ``"version"``.
+        aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"``, ``"version"`` or
+            ``"date"``.
         value: The normalised value (``"134217728 bytes"``, ``"on"``, ``"5432"``).
         sentence: The sentence (or table row) that states it, as written.
         written: The value as the source writes it (``"128MB"``, ``"128 megabytes"``).

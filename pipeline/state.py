@@ -163,7 +163,8 @@ class ConflictRecord(TypedDict):
 
     Attributes:
         subject: The setting (``"shared_buffers"``).
-        aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"`` or ``"version"``.
+        aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"``, ``"version"`` or
+            ``"date"``.
         values: Per value, as the first source writes it, the locators that give it.
         settled: ``"trust"`` (the trusted side won, the others were left out), ``"both"``
             (the answer states both, with their citations) or ``"abstained"``.

@@ -94,10 +94,11 @@ _WORD_DATE = re.compile(
 )
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
-_NUMBER_WORDS = word_set(
-    "kb build error errno code event status port version release update patch firmware "
-    "model id pid uid exit line step top over under to from of with about nearly than"
+_NUMBER_WORDS = _NUMBER_OK_BEFORE | word_set(
+    "version release update patch firmware model id pid uid exit line step top over under to "
+    "from of with about nearly than"
 )
+"""Words after which a number is not a postal code ("port 5432 Postgres")."""
 _IP_WORDS = word_set(
     "ip ipv4 host server address gateway router ping dns proxy node vm client peer from to"
 )
