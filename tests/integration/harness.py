@@ -206,8 +206,13 @@ class ScratchPostgres:
         wait_until(lambda: psycopg.connect(dsn).close() is None, f"postgres on {self.port}")
 
     def stop(self) -> None:
-        """Stop fast: open connections are cut, as when a database host goes away."""
-        self._ctl("-m", "fast", "-W", "stop")
+        """Stop fast: open connections are cut, as when a database host goes away.
+
+        Returns once the server is down (``pg_ctl`` waits): a caller that goes on as if it
+        were gone must not race a shutdown still under way, in which a busy worker can
+        still commit.
+        """
+        self._ctl("-m", "fast", "stop")
 
     def remove(self) -> None:
         """Stop if running and delete the cluster's files."""
