@@ -19,6 +19,7 @@ lint:
 	$(VENV)/ruff check .
 	$(VENV)/ruff format --check .
 	$(VENV)/mypy
+	$(VENV)/lint-imports --no-cache
 
 up:
 	infra/up

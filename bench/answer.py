@@ -33,8 +33,8 @@ from pipeline.accounting import calls_by_kind, made, tokens_by_kind
 from pipeline.deps import Deps
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from redaction import build_redactor
-from workers.llm_factory import make_embeddings_for, make_models
-from workers.resources import limits_from
+from workers.runtime.models import make_embeddings_for, make_models
+from workers.runtime.resources import limits_from
 from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,7 +28,7 @@ from pathlib import Path
 from corpus import index_name, ingest_paths, make_es_client
 from tests.conftest import forget_tenant
 from tests.integration.bursts import FAULTS, OUTAGE_S, run_burst, scripted_model
-from workers.cli import ensure_tenant
+from workers.cli.main import ensure_tenant
 from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

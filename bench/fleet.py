@@ -24,11 +24,11 @@ from sqlalchemy import func, select
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import torque_model
-from workers.app import app as celery_app
-from workers.cli import ensure_tenant
+from workers.celery.app import app as celery_app
+from workers.cli.main import ensure_tenant
+from workers.client.intake import ask
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import JobRecord, OutcomeRecord
-from workers.intake import ask
 from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

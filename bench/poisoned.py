@@ -40,7 +40,7 @@ from pipeline.conflicts import SourceTrust
 from pipeline.deps import Deps, Models
 from pipeline.graph import build_graph
 from redaction import build_redactor
-from workers.llm_factory import make_models
+from workers.runtime.models import make_models
 from workers.settings import Settings
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "poisoned"
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print every case (dev: always)")
     parser.add_argument("--json", type=Path, help="write the per-case records here")
     args = parser.parse_args(argv)
-    from workers.resources import limits_from  # the fleet's clients: loaded only to run
+    from workers.runtime.resources import limits_from  # the fleet's clients: loaded only to run
 
     cases = load_cases(args.split)[: args.limit or None]
     settings = Settings()

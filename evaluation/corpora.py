@@ -21,7 +21,7 @@ from langchain_core.embeddings import Embeddings
 from corpus import IngestReport, validate_tenant_id
 from corpus.freshness import ensure_indexed as keep_indexed
 from corpus.loaders import collect_files
-from workers.demo import SKIP_PAGES as DEMO_SKIP_PAGES
+from workers.cli.demo import SKIP_PAGES as DEMO_SKIP_PAGES
 
 SKIP_PAGES: dict[str, frozenset[str]] = {"pgdocs": frozenset(DEMO_SKIP_PAGES)}
 """File names left out per corpus: the manual's back-of-book index lists every term and

@@ -2,8 +2,8 @@
 
 A ``crag worker`` subprocess (one slot, so latencies are one question at a time) consumes a
 queue private to this run; each question is signed with the tenant's submission key and
-enqueued with :func:`workers.intake.ask` on a fresh thread, web search off; the outcome is
-awaited with :func:`workers.waiting.wait_for_outcome`. The grader's verdicts of the turn
+enqueued with :func:`workers.client.intake.ask` on a fresh thread, web search off; the outcome is
+awaited with :func:`workers.client.waiting.wait_for_outcome`. The grader's verdicts of the turn
 are then read back from the thread's encrypted checkpoints (every ``graded`` entry across
 the checkpoint history, de-duplicated by round and chunk id) and labelled for the grader
 precision and recall.
@@ -94,7 +94,7 @@ def forget_queues(redis_url: str, queues: Iterable[str]) -> None:
 
 def producer_app(settings: Settings) -> Celery:
     """A Celery app that only sends jobs to the broker of ``settings`` (not made current)."""
-    from workers.app import celery_config
+    from workers.celery.app import celery_config
 
     app = Celery("crag-eval", set_as_current=False)
     app.conf.update(celery_config(settings))
@@ -185,9 +185,9 @@ class FleetArm:
 
     def __init__(self, settings: Settings, queue: str, timeout_s: float) -> None:
         from pipeline.graph import build_graph
-        from workers.checkpointing import serde_from_settings
         from workers.db.engine import make_engine, make_sessionmaker
-        from workers.resources import make_checkpointer
+        from workers.runtime.checkpointing import serde_from_settings
+        from workers.runtime.resources import make_checkpointer
 
         self.settings = settings
         self.queue = queue
@@ -206,7 +206,7 @@ class FleetArm:
     def submission_key(self, tenant: str) -> str:
         """Register ``tenant`` if needed; return its job-submission key."""
         if tenant not in self._keys:
-            from workers.tenants import ensure_tenant
+            from workers.core.tenants import ensure_tenant
 
             self._keys[tenant] = ensure_tenant(self._sessions, tenant).submission_key
         return self._keys[tenant]
@@ -215,11 +215,11 @@ class FleetArm:
         """Ask ``item``'s question as ``tenant`` on a fresh thread; wait; read its verdicts.
 
         Raises:
-            workers.errors.PermanentJobError: The job is invalid (nothing was enqueued).
+            workers.contracts.errors.PermanentJobError: The job is invalid (nothing was enqueued).
             kombu.exceptions.OperationalError: The broker cannot be reached.
         """
-        from workers.intake import ask
-        from workers.waiting import wait_for_outcome
+        from workers.client.intake import ask
+        from workers.client.waiting import wait_for_outcome
 
         thread = f"eval-{self.run_id}-{item.id}"
         started = time.perf_counter()

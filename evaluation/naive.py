@@ -1,7 +1,7 @@
 """The naive-RAG arm: top-k chunks, one plain chat call, no grading and no verification.
 
 The baseline the fleet is measured against, on the same model (built by
-:func:`workers.llm_factory.make_chat_model`, as the fleet builds its generator) and the
+:func:`workers.runtime.models.make_chat_model`, as the fleet builds its generator) and the
 same tenant index, searched with the same ``k`` (settings ``retrieve_k``) by the same
 :class:`corpus.TenantRetriever`.
 

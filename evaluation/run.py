@@ -3,7 +3,7 @@
 :func:`select_items` loads and filters the labelled questions; :func:`run_eval` runs them
 through the arms chosen, one item at a time (both arms of an item before the next, so both
 arms meet the same service conditions over a long run), with a progress bar, and returns the
-:class:`~evaluation.report.EvalReport`. ``crag eval`` (:mod:`workers.cli_eval`) is the
+:class:`~evaluation.report.EvalReport`. ``crag eval`` (:mod:`workers.cli.evaluate`) is the
 command line over both.
 """
 
@@ -220,7 +220,7 @@ def _embeddings(settings: Settings) -> Embeddings:
     Raises:
         ValueError: ``CRAG_EMBEDDINGS`` is ``none``.
     """
-    from workers.llm_factory import make_embeddings_for
+    from workers.runtime.models import make_embeddings_for
 
     model = make_embeddings_for(settings)
     if model is None:
@@ -230,9 +230,9 @@ def _embeddings(settings: Settings) -> Embeddings:
 
 def _register(settings: Settings, tenant: str, retrieval: str) -> None:
     """Register the evaluation tenant if needed, with the retrieval its worker must use."""
+    from workers.core.tenants import ensure_tenant
     from workers.db import repository as repo
     from workers.db.engine import make_engine, make_sessionmaker, transaction
-    from workers.tenants import ensure_tenant
 
     engine = make_engine(settings.database_url, pool_size=1)
     try:
@@ -260,7 +260,7 @@ def _run_arms(
     from evaluation.fleet import FleetArm, forget_queues, worker_process
     from evaluation.naive import run_naive
     from evaluation.progress import EvalProgress
-    from workers.llm_factory import make_chat_model
+    from workers.runtime.models import make_chat_model
 
     results: list[ItemResult] = []
     with ExitStack() as stack:

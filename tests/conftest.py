@@ -23,7 +23,7 @@ DATA = Path(__file__).parent / "data"
 def pytest_configure(config: pytest.Config) -> None:
     """Give the session a checkpoint key (inherited by the worker processes tests start),
     unless the environment configures one: checkpoints are always encrypted."""
-    from workers.checkpointing import new_key_file
+    from workers.runtime.checkpointing import new_key_file
 
     if not (os.environ.get("CRAG_CHECKPOINT_KEYS") or os.environ.get("CRAG_CHECKPOINT_KEY_FILE")):
         path = Path(tempfile.mkdtemp(prefix="crag-test-keys-")) / "checkpoint-keys.json"
@@ -65,13 +65,13 @@ def migrated_db(settings: Settings) -> str:
     """The real Postgres, migrated to head once per session (app and checkpointer tables)."""
     import psycopg
 
-    from workers.resources import psycopg_url
+    from workers.runtime.resources import psycopg_url
 
     url = psycopg_url(settings.database_url)
     _require("PostgreSQL", url.split("@")[-1], lambda: psycopg.connect(url).close())
     from typer.testing import CliRunner
 
-    from workers.cli import app
+    from workers.cli.main import app
 
     result = CliRunner().invoke(app, ["db", "upgrade"])
     assert result.exit_code == 0, result.output
@@ -110,7 +110,7 @@ def forget_tenant(settings: Settings, tenant: str) -> None:
     """Delete a test tenant's rows and checkpoints, so runs do not pile up data."""
     import psycopg
 
-    from workers.resources import psycopg_url
+    from workers.runtime.resources import psycopg_url
 
     with psycopg.connect(psycopg_url(settings.database_url), autocommit=True) as conn:
         for table in ("webhook_attempts", "outcomes", "jobs", "dead_letters", "threads", "tenants"):

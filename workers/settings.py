@@ -148,7 +148,7 @@ class Settings(BaseSettings):
         description="The answer text of an outcome that missed its deadline.",
     )
 
-    # Checkpoints at rest (AES-256-GCM; see workers/checkpointing.py)
+    # Checkpoints at rest (AES-256-GCM; see workers/runtime/checkpointing.py)
     checkpoint_encryption: bool = Field(
         True, description="Encrypt checkpoints; off only for throwaway local databases."
     )

@@ -36,16 +36,16 @@ from tests.integration.harness import (
     producer,
     worker_fleet,
 )
-from workers.checkpointing import serde_from_settings
+from workers.cli.demo_stand_ins import WebhookReceiver
+from workers.client.intake import ask
+from workers.contracts.jobs import Job
+from workers.core.tenants import TenantKeys
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import Tenant
-from workers.demo_services import WebhookReceiver
-from workers.intake import ask
-from workers.jobs import Job
-from workers.resources import make_checkpointer
+from workers.runtime.checkpointing import serde_from_settings
+from workers.runtime.resources import make_checkpointer
 from workers.settings import Settings
-from workers.tenants import TenantKeys
 
 FAULTS = ("redis", "postgres", "elasticsearch", "pool-kill")
 """What a burst can break: restart Redis or Postgres (private instances), close the

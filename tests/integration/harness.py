@@ -229,7 +229,7 @@ class ScratchPostgres:
 def producer(redis_url: str) -> Celery:
     """A Celery app that only sends jobs, to the broker at ``redis_url`` (not made current);
     one per broker, reused."""
-    from workers.app import celery_config
+    from workers.celery.app import celery_config
     from workers.settings import Settings
 
     app = Celery("crag-producer", set_as_current=False)

@@ -14,7 +14,7 @@ from pipeline.deps import Models
 from pipeline.edges import spent
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
-from workers.breaker import RedisCircuitBreaker
+from workers.runtime.breaker import RedisCircuitBreaker
 
 pytestmark = pytest.mark.integration
 

@@ -15,11 +15,12 @@ import pytest
 from pipeline.deps import Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from tests.integration.graph_helpers import torque_model
-from workers.checkpointing import CheckpointKeyError, KeyRing, encrypted_serde
-from workers.jobs import new_job
-from workers.resources import Resources, make_checkpointer, psycopg_url
-from workers.runner import answer_job
-from workers.tenants import ensure_tenant
+from workers.contracts.jobs import new_job
+from workers.core.deps import job_deps
+from workers.core.runner import answer_job
+from workers.core.tenants import ensure_tenant
+from workers.runtime.checkpointing import CheckpointKeyError, KeyRing, encrypted_serde
+from workers.runtime.resources import Resources, make_checkpointer, psycopg_url
 
 pytestmark = pytest.mark.integration
 
@@ -86,7 +87,7 @@ def test_rotating_the_key_keeps_old_threads_readable_while_the_old_key_is_config
         "configurable": {"thread_id": job.graph_thread_id},
         "recursion_limit": RECURSION_LIMIT,
     }
-    deps = res.deps_for(job)
+    deps = job_deps(res, job)
     try:
         before = graph_with({"k1": old}, "k1")
         before.invoke({"question": TORQUE_Q}, config, context=deps)

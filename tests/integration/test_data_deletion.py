@@ -19,13 +19,13 @@ from corpus import index_name, ingest_paths
 from pipeline.deps import Models
 from tests.conftest import forget_tenant
 from tests.integration.graph_helpers import torque_model
-from workers.cli import app as cli
+from workers.cli.main import app as cli
+from workers.contracts.jobs import new_job
+from workers.core.runner import answer_job
+from workers.core.tenants import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.jobs import new_job
-from workers.resources import Resources, psycopg_url
-from workers.runner import answer_job
-from workers.tenants import ensure_tenant
+from workers.runtime.resources import Resources, psycopg_url
 
 pytestmark = pytest.mark.integration
 

@@ -16,14 +16,14 @@ import pytest
 
 from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
-from workers import tasks
-from workers.cli import ensure_tenant
+from workers.celery import tasks
+from workers.cli.demo_stand_ins import WebhookReceiver
+from workers.cli.main import ensure_tenant
+from workers.contracts.jobs import new_job
+from workers.core.runner import answer_job
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.demo_services import WebhookReceiver
-from workers.jobs import new_job
-from workers.resources import Resources, set_resources
-from workers.runner import answer_job
+from workers.runtime.resources import Resources, set_resources
 
 pytestmark = pytest.mark.integration
 

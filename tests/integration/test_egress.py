@@ -19,13 +19,13 @@ from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.web_provider import FakeWebProvider, web_result
 from tests.integration.graph_helpers import answer, route, verdict
-from workers.cli import app as cli
+from workers.cli.main import app as cli
+from workers.contracts.jobs import new_job
+from workers.core.runner import answer_job
+from workers.core.tenants import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.jobs import new_job
-from workers.resources import Resources
-from workers.runner import answer_job
-from workers.tenants import ensure_tenant
+from workers.runtime.resources import Resources
 
 pytestmark = pytest.mark.integration
 

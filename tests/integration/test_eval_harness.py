@@ -19,7 +19,7 @@ from pipeline.schemas import ClaimOut, ClaimVerdict, GeneratedAnswer, RouteDecis
 from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.openai_server import FakeOpenAIServer
-from workers.cli import app as cli
+from workers.cli.main import app as cli
 from workers.settings import Settings, get_settings
 
 pytestmark = pytest.mark.integration

@@ -45,13 +45,13 @@ from tests.integration.harness import (
     wait_until,
     worker_fleet,
 )
-from workers.checkpointing import serde_from_settings
-from workers.cli import ensure_tenant
+from workers.cli.demo_stand_ins import WebhookReceiver
+from workers.cli.main import ensure_tenant
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import JobRecord, Tenant
-from workers.demo_services import WebhookReceiver
-from workers.resources import make_checkpointer
+from workers.runtime.checkpointing import serde_from_settings
+from workers.runtime.resources import make_checkpointer
 from workers.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -372,7 +372,7 @@ def thread_state(database_url: str, thread_id: str) -> dict[str, Any]:
 def test_a_run_that_lost_its_lock_stops_before_its_next_write_and_its_retry_resumes(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, redis_client: Any
 ) -> None:
-    from workers.lock import lock_name
+    from workers.runtime.lock import lock_name
 
     keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = fleet_env(llm, lock_ttl_s="3")

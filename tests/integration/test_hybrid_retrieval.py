@@ -18,10 +18,11 @@ from corpus import TenantRetriever, index_name, ingest_paths, make_embeddings
 from pipeline.deps import Models, RetrievalError
 from tests.conftest import forget_tenant
 from tests.integration.graph_helpers import torque_model
-from workers.jobs import Job
-from workers.resources import Resources
+from workers.contracts.jobs import Job
+from workers.core.deps import job_deps
+from workers.core.tenants import TenantPolicy
+from workers.runtime.resources import Resources
 from workers.settings import Settings
-from workers.tenants import TenantPolicy
 
 pytestmark = pytest.mark.integration
 
@@ -111,7 +112,7 @@ def test_the_fleet_searches_a_hybrid_tenant_with_vectors_and_names_a_missing_mod
     tenant = hybrid_tenant[0]
     res = Resources.create(settings, models=Models.single(torque_model()))
     try:
-        deps = res.deps_for(_job(tenant), TenantPolicy(retrieval="hybrid"))
+        deps = job_deps(res, _job(tenant), TenantPolicy(retrieval="hybrid"))
         assert deps.retriever is not None
         found = deps.retriever.search(QUESTION, 2)
         assert "network.md" in [d["locator"].rsplit("/", 1)[-1] for d in found]
@@ -121,7 +122,7 @@ def test_the_fleet_searches_a_hybrid_tenant_with_vectors_and_names_a_missing_mod
         settings.model_copy(update={"embeddings": "none"}), models=Models.single(torque_model())
     )
     try:
-        deps = off.deps_for(_job(tenant), TenantPolicy(retrieval="hybrid"))
+        deps = job_deps(off, _job(tenant), TenantPolicy(retrieval="hybrid"))
         assert deps.retriever is not None
         with pytest.raises(RetrievalError, match="CRAG_EMBEDDINGS=none"):
             deps.retriever.search(QUESTION, 2)
@@ -134,7 +135,7 @@ def test_cli_a_hybrid_tenant_is_ingested_with_vectors_and_the_cost_is_printed(
 ) -> None:
     from typer.testing import CliRunner
 
-    from workers.cli import app as cli
+    from workers.cli.main import app as cli
 
     for name, text in DOCS.items():
         (tmp_path / name).write_text(text)
@@ -163,9 +164,9 @@ def test_cli_a_hybrid_tenant_is_ingested_with_vectors_and_the_cost_is_printed(
 def test_ensure_tenant_sets_retrieval_on_create_and_on_an_existing_tenant(
     settings: Settings, migrated_db: str
 ) -> None:
+    from workers.core.tenants import ensure_tenant
     from workers.db import repository as repo
     from workers.db.engine import sessions_for
-    from workers.tenants import ensure_tenant
 
     tenant = f"t-hy-{uuid.uuid4().hex[:8]}"
     sessions = sessions_for(settings.database_url)

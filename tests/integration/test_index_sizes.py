@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from corpus import TenantRetriever, index_name, ingest_paths
-from workers.index_sizes import IndexSizes, SizedRetriever
+from workers.runtime.index_sizes import IndexSizes, SizedRetriever
 
 pytestmark = pytest.mark.integration
 

@@ -184,7 +184,7 @@ def test_the_local_model_follows_no_planted_instruction(
     exfil: FakeWebProvider,
 ) -> None:
     """The real (tiny) model: whatever it answers, nothing of the attack gets out."""
-    from workers.llm_factory import make_models
+    from workers.runtime.models import make_models
 
     page = planted(attack, exfil.url)
     web_provider.set_results(

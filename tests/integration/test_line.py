@@ -1,4 +1,4 @@
-"""A thread's Redis line (:mod:`workers.line`) against the real Redis."""
+"""A thread's Redis line (:mod:`workers.contracts.line`) against the real Redis."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from workers.line import ahead_of, join_line, leave_line, line_key
+from workers.contracts.line import ahead_of, join_line, leave_line, line_key
 
 pytestmark = pytest.mark.integration
 

@@ -17,7 +17,7 @@ from corpus import TenantRetriever
 from pipeline.deps import Deps, Limits
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from pipeline.state import AbstainReason
-from workers.llm_factory import make_models
+from workers.runtime.models import make_models
 
 pytestmark = [pytest.mark.integration, pytest.mark.model]
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-import workers.lock as lock_module
-from workers.errors import LockLost, LockTimeout
-from workers.lock import ALIVE_TTL_S, alive_key, holder_of, lock_name, thread_lock
+import workers.runtime.lock as lock_module
+from workers.contracts.errors import LockLost, LockTimeout
+from workers.runtime.lock import ALIVE_TTL_S, alive_key, holder_of, lock_name, thread_lock
 
 pytestmark = pytest.mark.integration
 

@@ -26,7 +26,7 @@ from pipeline.conflicts import SourceTrust
 from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
-from workers.cli import app as cli
+from workers.cli.main import app as cli
 
 pytestmark = pytest.mark.integration
 
@@ -179,9 +179,9 @@ def test_crag_flagged_prints_each_passage_and_why(tenant: str) -> None:
 def test_a_tenant_ranks_its_sources_and_a_bad_rule_names_itself(
     settings: Any, migrated_db: str
 ) -> None:
+    from workers.core.tenants import TenantPolicy
     from workers.db import repository as repo
     from workers.db.engine import sessions_for
-    from workers.tenants import TenantPolicy
 
     name = f"t-trust-{uuid.uuid4().hex[:8]}"
     runner = CliRunner()

@@ -18,15 +18,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
-from workers.cli import ensure_tenant
+from workers.cli.main import ensure_tenant
+from workers.contracts.errors import LockLost, PermanentJobError
+from workers.contracts.jobs import new_job
+from workers.core.progress import TTL_S as PROGRESS_TTL_S
+from workers.core.progress import progress_key, read_progress
+from workers.core.runner import answer_job, run_graph
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.errors import LockLost, PermanentJobError
-from workers.jobs import new_job
-from workers.progress import TTL_S as PROGRESS_TTL_S
-from workers.progress import progress_key, read_progress
-from workers.resources import Resources
-from workers.runner import answer_job, run_graph
+from workers.runtime.resources import Resources
 
 pytestmark = pytest.mark.integration
 

@@ -22,10 +22,10 @@ from pipeline.deps import Models
 from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel, echo_condenser
 from tests.integration.graph_helpers import answer, route, verdict
-from workers.jobs import new_job
-from workers.resources import Resources
-from workers.runner import answer_job
-from workers.tenants import ensure_tenant
+from workers.contracts.jobs import new_job
+from workers.core.runner import answer_job
+from workers.core.tenants import ensure_tenant
+from workers.runtime.resources import Resources
 
 pytestmark = pytest.mark.integration
 

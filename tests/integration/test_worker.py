@@ -25,19 +25,19 @@ from tests.conftest import forget_tenant
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import TORQUE_ANSWER, torque_model
 from tests.integration.harness import worker_fleet
-from workers.app import ANSWER_TASK
-from workers.app import app as celery_app
-from workers.broker import envelope
-from workers.cli import app as cli
-from workers.cli import ensure_tenant
+from workers.celery.app import app as celery_app
+from workers.celery.broker import envelope
+from workers.cli.demo_stand_ins import WebhookReceiver
+from workers.cli.main import app as cli
+from workers.cli.main import ensure_tenant
+from workers.client.intake import ask, enqueue
+from workers.client.waiting import wait_for_outcome
+from workers.contracts.jobs import new_job, webhook_id
+from workers.contracts.names import ANSWER_TASK
+from workers.contracts.signing import sign_job
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, WebhookAttempt
-from workers.demo_services import WebhookReceiver
-from workers.intake import ask, enqueue
-from workers.jobs import new_job, webhook_id
-from workers.lock import alive_key, lock_name
-from workers.signing import sign_job
-from workers.waiting import wait_for_outcome
+from workers.runtime.lock import alive_key, lock_name
 
 pytestmark = pytest.mark.integration
 
@@ -127,7 +127,7 @@ def submit(fleet: dict[str, Any], thread: str, question: str, **options: Any) ->
 def thread_held(redis_client: Any, tenant: str, thread: str) -> Iterator[None]:
     """Hold a thread's lock as another live worker would, for the duration of the block.
 
-    Its process keeps a heartbeat, so the lock is busy, not stale (see :mod:`workers.lock`).
+    Its process keeps a heartbeat, so the lock is busy, not stale (see :mod:`workers.runtime.lock`).
     """
     process = f"test-holder-{uuid.uuid4().hex[:8]}"
     redis_client.set(alive_key(process), 1, px=120_000)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.deps import Limits
-from workers.resources import limits_from, psycopg_url
+from workers.runtime.resources import limits_from, psycopg_url
 from workers.settings import Settings
 
 
@@ -28,7 +28,7 @@ def test_psycopg_url() -> None:
 
 
 def test_fallback_chain_from_json(monkeypatch: pytest.MonkeyPatch) -> None:
-    from workers.llm_factory import make_models
+    from workers.runtime.models import make_models
 
     monkeypatch.setenv(
         "CRAG_LLM_FALLBACKS",

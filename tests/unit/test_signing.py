@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from workers.errors import PermanentJobError
-from workers.signing import TOLERANCE_S, sign_job, verify_job
-from workers.tenants import new_submission_key
+from workers.contracts.errors import PermanentJobError
+from workers.contracts.signing import TOLERANCE_S, sign_job, verify_job
+from workers.core.tenants import new_submission_key
 
 KEY, OTHER = new_submission_key(), new_submission_key()
 JOB = {"job_id": "j-1", "tenant_id": "acme", "thread_id": "t", "question": "Héllo?"}

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from workers.delivery import new_secret, post_outcome
-from workers.webhook_policy import (
+from workers.delivery.attempt import new_secret, post_outcome
+from workers.delivery.policy import (
     Address,
     intake_problem,
     is_retryable,

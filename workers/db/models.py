@@ -38,7 +38,7 @@ class Tenant(Base):
     status: Mapped[str] = mapped_column(String(16), default="active", doc="active | disabled")
     webhook_secret: Mapped[str] = mapped_column(Text, doc="Standard Webhooks secret (whsec_…).")
     submission_key: Mapped[str] = mapped_column(
-        Text, doc="Key producers sign jobs with (csk_…); see workers.signing."
+        Text, doc="Key producers sign jobs with (csk_…); see workers.contracts.signing."
     )
     webhook_allowlist: Mapped[list[str]] = mapped_column(
         JsonB, default=list, doc="Webhook hosts allowed despite the https/public-address rules."

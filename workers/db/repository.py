@@ -10,6 +10,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from workers.contracts.errors import LockLost
+from workers.contracts.jobs import Job, OutcomeBody
 from workers.db.models import (
     DeadLetter,
     EgressRecord,
@@ -19,8 +21,6 @@ from workers.db.models import (
     ThreadRecord,
     WebhookAttempt,
 )
-from workers.errors import LockLost
-from workers.jobs import Job, OutcomeBody
 
 
 def now() -> datetime:

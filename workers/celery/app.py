@@ -1,4 +1,4 @@
-"""The Celery app (``celery -A workers.app worker``; ``crag worker`` wraps it).
+"""The Celery app (``celery -A workers.celery.app worker``; ``crag worker`` wraps it).
 
 At-least-once intake: late acknowledgement, a worker lost mid-task puts its message back,
 one message prefetched per process, JSON only. Per-process resources are built after the
@@ -14,7 +14,7 @@ from typing import Any
 from celery import Celery
 from celery.signals import worker_process_init, worker_process_shutdown
 
-from workers.broker import ANSWER_TASK, DEAD_LETTER_TASK
+from workers.contracts.names import ANSWER_TASK, DEAD_LETTER_TASK, DELIVER_TASK, SWEEP_TASK
 from workers.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -24,19 +24,16 @@ LEASE_RENEW_S = 10
 """How often a worker renews the leases of the messages it holds and looks for lapsed ones
 (kombu's ``unacked_restore_interval``), seconds."""
 
-DELIVER_TASK = "crag.deliver_outcome"
-SWEEP_TASK = "crag.retention_sweep"
-
 
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Celery settings derived from ours."""
     return {
         "broker_url": settings.redis_url,
         # Redis transport and consumer that dead-letter, rather than drop, what they refuse.
-        "broker_transport": "workers.broker:Transport",
-        "worker_consumer": "workers.consumer:DeadLetteringConsumer",
+        "broker_transport": "workers.celery.broker:Transport",
+        "worker_consumer": "workers.celery.consumer:DeadLetteringConsumer",
         "broker_connection_retry_on_startup": True,
-        # Held messages' leases are renewed every restore interval (workers/broker.py), so
+        # Held messages' leases are renewed every restore interval (workers/celery/broker.py), so
         # the visibility timeout only covers missed renewals: a lost host's jobs come back
         # after visibility_timeout + unacked_restore_interval.
         "broker_transport_options": {
@@ -73,12 +70,12 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 
 class CragCelery(Celery):
-    """The app; its worker's soft shutdown ends when its jobs do (:mod:`workers.shutdown`)."""
+    """The app: soft shutdown ends with its jobs (:mod:`workers.runtime.shutdown`)."""
 
     @cached_property
     def Worker(self) -> Any:
         """The worker class ``celery worker`` runs."""
-        from workers.shutdown import PromptShutdownWorker
+        from workers.runtime.shutdown import PromptShutdownWorker
 
         return self.subclass_with_self(PromptShutdownWorker)
 
@@ -87,7 +84,7 @@ def make_celery(settings: Settings) -> Celery:
     """Create the app and register the tasks."""
     app = CragCelery("crag", set_as_current=True)
     app.conf.update(celery_config(settings))
-    app.autodiscover_tasks(["workers"], related_name="tasks", force=True)
+    app.autodiscover_tasks(["workers.celery"], related_name="tasks", force=True)
     return app
 
 
@@ -96,8 +93,8 @@ app = make_celery(get_settings())
 
 @worker_process_init.connect
 def _init_process(**_: Any) -> None:
-    from workers.resources import get_resources
-    from workers.telemetry import setup_tracing
+    from workers.runtime.resources import get_resources
+    from workers.runtime.telemetry import setup_tracing
 
     settings = get_settings()
     setup_tracing(settings.service_name, settings.otlp_endpoint, console=settings.trace_console)
@@ -107,6 +104,6 @@ def _init_process(**_: Any) -> None:
 
 @worker_process_shutdown.connect
 def _close_process(**_: Any) -> None:
-    from workers.resources import close_resources
+    from workers.runtime.resources import close_resources
 
     close_resources()

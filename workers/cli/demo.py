@@ -22,8 +22,8 @@ from typing import Any
 
 from redis import Redis
 
-from workers.demo_services import EgressRecorder, WebhookReceiver
-from workers.progress import read_progress
+from workers.cli.demo_stand_ins import EgressRecorder, WebhookReceiver
+from workers.core.progress import read_progress
 from workers.settings import Settings
 
 SKIP_PAGES = {"bookindex.html"}
@@ -44,10 +44,10 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
     """Run the demo; returns a process exit code (0: every question got an outcome)."""
     from corpus import IngestError, make_es_client
     from corpus.freshness import ensure_indexed
-    from workers.app import app as celery_app
-    from workers.cli import ensure_tenant, ingest_progress
-    from workers.intake import ask
-    from workers.llm_factory import make_embeddings_for
+    from workers.celery.app import app as celery_app
+    from workers.cli.main import ensure_tenant, ingest_progress
+    from workers.client.intake import ask
+    from workers.runtime.models import make_embeddings_for
 
     es = make_es_client(settings.elasticsearch_url)
     if not corpus.is_dir():

@@ -11,7 +11,6 @@ import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from elasticsearch import Elasticsearch
@@ -24,18 +23,13 @@ from redis import Redis
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from pipeline.conflicts import SourceTrust
-from pipeline.deps import Deps, Limits, Models, Redactor, RetrievalError, Retriever, WebSearch
-from pipeline.documents import Document
+from pipeline.deps import Limits, Models, Redactor, RetrievalError
 from pipeline.graph import build_graph
-from workers.breaker import RedisCircuitBreaker
-from workers.checkpointing import EncryptedSaver, GuardedSaver, serde_from_settings
-from workers.db import repository as repo
-from workers.db.engine import make_engine, make_sessionmaker, transaction
-from workers.index_sizes import IndexSizes, SizedRetriever
-from workers.jobs import Job
+from workers.db.engine import make_engine, make_sessionmaker
+from workers.runtime.breaker import RedisCircuitBreaker
+from workers.runtime.checkpointing import EncryptedSaver, GuardedSaver, serde_from_settings
+from workers.runtime.index_sizes import IndexSizes
 from workers.settings import Settings
-from workers.tenants import TenantPolicy
 
 
 def psycopg_url(database_url: str) -> str:
@@ -48,9 +42,9 @@ def make_checkpointer(
 ) -> tuple[PostgresSaver, ConnectionPool]:
     """A checkpointer over a psycopg connection pool.
 
-    With ``serde`` (see :func:`workers.checkpointing.serde_from_settings`) it is an
-    :class:`~workers.checkpointing.EncryptedSaver` that keeps no channel value in plain
-    text; without, a :class:`~workers.checkpointing.GuardedSaver` (plain values). Both
+    With ``serde`` (see :func:`workers.runtime.checkpointing.serde_from_settings`) it is an
+    :class:`~workers.runtime.checkpointing.EncryptedSaver` that keeps no channel value in plain
+    text; without, a :class:`~workers.runtime.checkpointing.GuardedSaver` (plain values). Both
     check the run's guard (its thread lock) before every write.
 
     Connection settings follow LangGraph's docs: autocommit, no prepared statements, dict rows.
@@ -107,7 +101,7 @@ class Resources:
                 with ``retrieval_unavailable`` rather than searching another way.
         """
         if self._embeddings is None:
-            from workers.llm_factory import make_embeddings_for
+            from workers.runtime.models import make_embeddings_for
 
             try:
                 model = make_embeddings_for(self.settings)
@@ -131,7 +125,7 @@ class Resources:
         """
         from corpus import make_es_client
         from redaction.egress import build_egress_redactor
-        from workers.llm_factory import make_models
+        from workers.runtime.models import make_models
 
         engine = make_engine(settings.database_url)
         redis = Redis.from_url(settings.redis_url)
@@ -157,90 +151,6 @@ class Resources:
                 window_s=settings.breaker_window_s,
                 cooldown_s=settings.breaker_cooldown_s,
             ),
-        )
-
-    def deps_for(self, job: Job, policy: TenantPolicy | None = None) -> Deps:
-        """The graph's runtime context for one job, under its tenant's policy.
-
-        Web search is available only if a provider is configured, the job allows it and the
-        tenant's policy does; otherwise the run cannot reach the web by any path.
-        """
-        from corpus import TenantRetriever
-
-        policy = policy or TenantPolicy()
-        web = job.options.allow_web and policy.web_search
-        retriever: Retriever = TenantRetriever(
-            self.es, job.tenant_id, index_prefix=self.settings.index_prefix
-        )
-        if policy.retrieval == "hybrid":
-            try:
-                retriever = TenantRetriever(
-                    self.es,
-                    job.tenant_id,
-                    index_prefix=self.settings.index_prefix,
-                    embeddings=self.embeddings(),
-                )
-            except RetrievalError as exc:
-                retriever = _Unavailable(str(exc))
-        return Deps(
-            tenant_id=job.tenant_id,
-            models=self.models,
-            retriever=SizedRetriever(retriever, job.tenant_id, self.index_sizes),
-            web_search=self.web_search(job, policy) if web else None,
-            redactor=self.egress_redactor(job.tenant_id) if web else self.redactor,
-            limits=self.limits,
-            allow_web=web,
-            breaker=self.breaker,
-            deny_terms=policy.deny_terms,
-            trust=SourceTrust.parse(policy.source_trust),
-            on_conflict="both" if policy.on_conflict == "both" else "abstain",
-        )
-
-    def egress_redactor(self, tenant_id: str) -> Redactor:
-        """The web-egress redactor for one tenant: its own corpus counts as known-safe words.
-
-        The minimiser keeps a word no list knows when the tenant's index holds it in a few
-        chunks (:class:`corpus.known_terms.IndexVocabulary`); answers are cached per tenant.
-        """
-        from collections import OrderedDict
-
-        from corpus.known_terms import IndexVocabulary
-        from redaction.egress import MinimisingRedactor
-
-        if not isinstance(self.redactor, MinimisingRedactor):
-            return self.redactor
-        cache = self.corpus_words.setdefault(tenant_id, OrderedDict())
-        lookup = IndexVocabulary(
-            self.es, tenant_id, index_prefix=self.settings.index_prefix, cache=cache
-        )
-        return self.redactor.for_corpus(lookup)
-
-    def web_search(self, job: Job, policy: TenantPolicy) -> WebSearch | None:
-        """The configured provider for ``job``, or ``None`` when none is configured.
-
-        Audited and filtered by the tenant's domain lists (:mod:`workers.egress`).
-        """
-        s = self.settings
-        if not s.web_search_url:
-            return None
-        from websearch import TavilySearch
-        from workers.egress import TenantWebSearch
-
-        provider = TavilySearch(
-            s.web_search_url,
-            s.web_search_api_key.get_secret_value(),
-            timeout_s=s.web_search_timeout_s,
-            client=self.http,
-            tenant_id=job.tenant_id,
-        )
-        host = urlsplit(s.web_search_url).hostname or s.web_search_url
-
-        def record(query: str) -> None:
-            with transaction(self.sessions) as session:
-                repo.record_egress(session, job, host, query)
-
-        return TenantWebSearch(
-            provider, record, policy.web_domain_allowlist, policy.web_domain_denylist
         )
 
     def close(self) -> None:
@@ -281,16 +191,3 @@ def close_resources() -> None:
         if _resources is not None:
             _resources.close()
         _resources = None
-
-
-class _Unavailable:
-    """A retriever that cannot search: every call raises the reason (a handled state)."""
-
-    def __init__(self, reason: str) -> None:
-        self._reason = reason
-
-    def count(self) -> int:
-        raise RetrievalError(self._reason)
-
-    def search(self, query: str, k: int) -> list[Document]:
-        raise RetrievalError(self._reason)

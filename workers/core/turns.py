@@ -15,12 +15,12 @@ from typing import Any
 
 from celery import Celery
 
-from workers.broker import ANSWER_TASK
+from workers.contracts.names import ANSWER_TASK
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord
-from workers.lock import lock_name
-from workers.resources import Resources
+from workers.runtime.lock import lock_name
+from workers.runtime.resources import Resources
 
 log = logging.getLogger(__name__)
 

@@ -9,18 +9,18 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from workers.cli_data import forget, retention_app
-from workers.cli_deliveries import app as deliveries_app
-from workers.cli_eval import evaluate
-from workers.cli_tenants import app as tenants_app
+from workers.cli.data import forget, retention_app
+from workers.cli.deliveries import app as deliveries_app
+from workers.cli.evaluate import evaluate
+from workers.cli.tenants import app as tenants_app
 from workers.settings import get_settings
 
 if TYPE_CHECKING:
-    from workers.tenants import TenantKeys
+    from workers.core.tenants import TenantKeys
 
 app = typer.Typer(help="crag-fleet: grounded answers from private documents.", no_args_is_help=True)
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
@@ -46,14 +46,11 @@ def _fail(message: str) -> typer.Exit:
 @db_app.command("upgrade")
 def db_upgrade() -> None:
     """Apply Alembic migrations, create the checkpointer tables and the fencing trigger."""
-    from alembic.config import Config
-
     from alembic import command
     from workers.db import fencing
-    from workers.resources import make_checkpointer
+    from workers.runtime.resources import make_checkpointer
 
-    root = Path(__file__).resolve().parent.parent
-    command.upgrade(Config(str(root / "alembic.ini")), "head")
+    command.upgrade(_alembic_config(), "head")
     saver, pool = make_checkpointer(get_settings().database_url, max_size=1)
     try:
         saver.setup()
@@ -62,6 +59,61 @@ def db_upgrade() -> None:
     finally:
         pool.close()
     typer.echo("database is at head; checkpointer tables and fencing trigger ready")
+
+
+@db_app.command("wait")
+def db_wait(
+    timeout: Annotated[float, typer.Option(help="Give up after this many seconds.")] = 600.0,
+    every: Annotated[float, typer.Option(help="Seconds between looks.")] = 2.0,
+) -> None:
+    """Wait until the database schema is at head (a pod's wait-for-migrations step).
+
+    Exits 0 once ``crag db upgrade`` has run to the newest migration; exits 1 after
+    ``--timeout`` seconds, saying which revision the database is at and which is head.
+    """
+    import time
+
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy.exc import OperationalError
+
+    from workers.db.engine import make_engine
+
+    heads = set(ScriptDirectory.from_config(_alembic_config()).get_heads())
+    engine = make_engine(get_settings().database_url)
+    deadline = time.monotonic() + timeout
+    current: set[str] = set()
+    problem = ""
+    try:
+        while True:
+            try:
+                with engine.connect() as conn:
+                    current = set(MigrationContext.configure(conn).get_current_heads())
+                problem = ""
+            except OperationalError as exc:
+                problem = f" (database unreachable: {str(exc).splitlines()[0]})"
+            if current == heads:
+                typer.echo(f"database is at head ({', '.join(sorted(heads))})")
+                return
+            if time.monotonic() >= deadline:
+                at = ", ".join(sorted(current)) or "no revision"
+                typer.secho(
+                    f"error: the database is at {at}, head is {', '.join(sorted(heads))}"
+                    f"{problem}; run `crag db upgrade` (the chart's migration Job does)",
+                    fg="red",
+                    err=True,
+                )
+                raise typer.Exit(1)
+            time.sleep(every)
+    finally:
+        engine.dispose()
+
+
+def _alembic_config() -> Any:
+    """Alembic's configuration: ``alembic.ini`` at the repository (or image) root."""
+    from alembic.config import Config
+
+    return Config(str(Path(__file__).resolve().parents[2] / "alembic.ini"))
 
 
 @contextmanager
@@ -117,7 +169,7 @@ def ensure_tenant(
     Raises:
         ValueError: ``secret`` is malformed, or differs from the registered tenant's.
     """
-    from workers import tenants
+    from workers.core import tenants
 
     return tenants.ensure_tenant(
         _sessions(), tenant_id, webhook_secret=secret, allow_hosts=allow_hosts, retrieval=retrieval
@@ -136,7 +188,7 @@ def ingest(
     """
     from corpus import IngestError, ingest_paths, make_es_client
     from workers.db import repository as repo
-    from workers.llm_factory import make_embeddings_for
+    from workers.runtime.models import make_embeddings_for
 
     s = get_settings()
     with _sessions()() as session:
@@ -195,11 +247,11 @@ def ask(
     """
     from kombu.exceptions import OperationalError
 
-    from workers.app import app as celery_app
+    from workers.celery.app import app as celery_app
+    from workers.client.intake import ask as enqueue_question
+    from workers.client.waiting import wait_for_outcome
+    from workers.contracts.errors import PermanentJobError
     from workers.db import repository as repo
-    from workers.errors import PermanentJobError
-    from workers.intake import ask as enqueue_question
-    from workers.waiting import wait_for_outcome
 
     s = get_settings()
     with _sessions()() as session:
@@ -263,7 +315,7 @@ def worker(
     Celery starts: a missing key exits 2 naming the setting, instead of every pool process
     failing at start-up while jobs wait.
     """
-    from workers.checkpointing import CheckpointKeyError, serde_from_settings
+    from workers.runtime.checkpointing import CheckpointKeyError, serde_from_settings
 
     s = get_settings()
     try:
@@ -275,7 +327,7 @@ def worker(
         "-m",
         "celery",
         "-A",
-        "workers.app",
+        "workers.celery.app",
         "worker",
         f"--queues={s.queue},{s.delivery_queue}",
         f"--concurrency={concurrency or s.worker_concurrency}",
@@ -359,7 +411,7 @@ def beat(
     ] = "/tmp/crag-beat-schedule",
 ) -> None:
     """Run Celery beat: schedules the retention sweep (run exactly one per fleet)."""
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "-s", schedule]
+    argv = [sys.executable, "-m", "celery", "-A", "workers.celery.app", "beat", "-s", schedule]
     os.execv(sys.executable, argv)
 
 
@@ -420,7 +472,7 @@ def demo(
     Ingests the manual, asks the demo questions through Redis → worker → Elasticsearch →
     checkpointer → webhook.
     """
-    from workers.demo import run_demo
+    from workers.cli.demo import run_demo
 
     raise typer.Exit(run_demo(get_settings(), corpus, tenant, reingest))
 

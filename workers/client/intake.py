@@ -13,25 +13,25 @@ from typing import Any
 from celery import Celery
 from redis import Redis
 
-from workers.app import ANSWER_TASK
-from workers.jobs import Job, new_job
-from workers.line import join_line
-from workers.signing import sign_job
+from workers.contracts.jobs import Job, new_job
+from workers.contracts.line import join_line
+from workers.contracts.names import ANSWER_TASK
+from workers.contracts.signing import sign_job
 
 
 def enqueue(app: Celery, job: Job, queue: str, key: str) -> str:
     """Sign ``job`` with the tenant's submission key and send it to ``queue``.
 
     Args:
-        app: The Celery app (``workers.app.app``).
+        app: The Celery app (``workers.celery.app.app``).
         job: A validated job.
         queue: The questions queue (settings ``queue``, default ``crag.questions``).
-        key: The tenant's job-submission key (``csk_…``; see :mod:`workers.signing`).
+        key: The tenant's job-submission key (``csk_…``; see :mod:`workers.contracts.signing`).
 
     Returns:
         The Celery message id (not the job_id).
 
-    The job also joins its thread's line in the broker's Redis (:mod:`workers.line`), so
+    The job also joins its thread's line in the broker's Redis (:mod:`workers.contracts.line`), so
     its place in the thread's order is kept even before a worker has seen it.
     """
     body = sign_job(job.model_dump(mode="json", exclude={"signed_at", "signature"}), key)
@@ -67,7 +67,7 @@ def ask(
         question: The question.
         key: The tenant's job-submission key.
         **options: ``webhook_url``, ``allow_web``, ``job_id``, ``subject_id``… (see
-            :func:`~workers.jobs.new_job`).
+            :func:`~workers.contracts.jobs.new_job`).
 
     Raises:
         PermanentJobError: A field is invalid; nothing was enqueued.

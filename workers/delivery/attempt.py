@@ -4,7 +4,7 @@ Each outcome is POSTed as compact JSON with ``webhook-id`` (stable per outcome, 
 de-duplicate retries), ``webhook-timestamp`` (Unix seconds) and ``webhook-signature``
 (``v1,<base64 HMAC-SHA256>`` over ``id.timestamp.body`` with the tenant's secret), computed by
 the ``standardwebhooks`` library. Retries, backoff and dead-lettering are the Celery task's
-job (:mod:`workers.tasks`); this module makes one attempt.
+job (:mod:`workers.celery.tasks`); this module makes one attempt.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from standardwebhooks.webhooks import Webhook
 
-from workers.webhook_policy import (
+from workers.delivery.policy import (
     Address,
     is_retryable,
     resolve,
@@ -109,7 +109,7 @@ def post_outcome(
     """POST one signed outcome; never raises for HTTP or network failures.
 
     A host outside the tenant's ``allowlist`` is resolved first and every address must be
-    public (:func:`~workers.webhook_policy.resolved_problem`); the request then goes to the
+    public (:func:`~workers.delivery.policy.resolved_problem`); the request then goes to the
     checked address, with the name kept for ``Host``, SNI and certificate checks, so DNS
     rebinding between check and connection cannot aim it at an internal service.
 

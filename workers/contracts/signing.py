@@ -24,7 +24,7 @@ import json
 import time
 from typing import Any
 
-from workers.errors import PermanentJobError
+from workers.contracts.errors import PermanentJobError
 
 TOLERANCE_S = 300
 """How far ``signed_at`` may be from now, seconds (as Standard Webhooks' timestamps)."""
@@ -65,7 +65,8 @@ def verify_job(body: dict[str, Any], key: str, tenant_id: str, now: float | None
     given, signed_at = body.get("signature"), body.get("signed_at")
     if not isinstance(given, str) or not isinstance(signed_at, int):
         raise PermanentJobError(
-            "job is not signed: 'signed_at' and 'signature' are required (see workers/signing.py)",
+            "job is not signed: 'signed_at' and 'signature' are required"
+            " (see workers/contracts/signing.py)",
             job_id=job_id,
             tenant_id=tenant_id,
         )

@@ -7,10 +7,10 @@ from typing import Any
 
 from redis import Redis
 
+from workers.contracts.names import outcome_channel
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.settings import Settings
-from workers.tasks import outcome_channel
 
 
 def wait_for_outcome(

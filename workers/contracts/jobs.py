@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, ValidationError
 
-from workers.errors import PermanentJobError
+from workers.contracts.errors import PermanentJobError
 
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 THREAD_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
@@ -57,7 +57,7 @@ class Job(BaseModel):
         "(used by `crag forget --subject`).",
     )
     submitted_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    signed_at: int | None = Field(None, description="Unix seconds (see workers.signing).")
+    signed_at: int | None = Field(None, description="Unix seconds (see workers.contracts.signing).")
     signature: str | None = Field(None, description="v1,<base64 HMAC-SHA256>.")
 
     @property

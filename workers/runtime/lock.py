@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from redis import Redis
 from redis.exceptions import LockError, LockNotOwnedError, RedisError
 
-from workers.errors import LockLost, LockTimeout
+from workers.contracts.errors import LockLost, LockTimeout
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class HeldLock:
     def check(self) -> None:
         """Raise :class:`LockLost` unless the lock is still ours.
 
-        Called before every checkpoint write (:class:`workers.checkpointing.GuardedSaver`)
+        Called before every checkpoint write (:class:`workers.runtime.checkpointing.GuardedSaver`)
         and before publishing. A Redis that cannot answer counts as lost: ownership cannot
         be shown, so the run stops and its retry resumes from the last checkpoint.
 

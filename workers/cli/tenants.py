@@ -142,7 +142,7 @@ def create(
 ) -> None:
     """Register a tenant; prints its webhook secret and job-submission key (keep both)."""
     from corpus import validate_tenant_id
-    from workers import tenants
+    from workers.core import tenants
     from workers.db import repository as repo
     from workers.db.engine import transaction
 
@@ -228,10 +228,10 @@ def update(
     ] = False,
 ) -> None:
     """Change a tenant. A list option given replaces that list (give it once per entry)."""
-    from workers import tenants
+    from workers.core import tenants
     from workers.db import repository as repo
     from workers.db.engine import transaction
-    from workers.delivery import new_secret
+    from workers.delivery.attempt import new_secret
 
     with transaction(_sessions()) as session:
         row = repo.get_tenant(session, tenant)

@@ -20,7 +20,7 @@ failed restore remembers their delivery tags, and the next channel, once Redis a
 again, puts them back on their queues at once (an idempotent move; a message acknowledged
 meanwhile is simply no longer there).
 
-Selected with Celery's ``broker_transport`` setting (see :mod:`workers.app`).
+Selected with Celery's ``broker_transport`` setting (see :mod:`workers.celery.app`).
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from typing import Any
 from kombu.transport import redis as kombu_redis
 from kombu.utils.encoding import bytes_to_str
 
+from workers.contracts.names import ANSWER_TASK, DEAD_LETTER_TASK
+
 log = logging.getLogger(__name__)
 
-ANSWER_TASK = "crag.answer_question"
-DEAD_LETTER_TASK = "crag.record_dead_letter"
 RAW_LIMIT = 64 * 1024
 """Characters of a refused message kept in its dead letter."""
 
@@ -137,7 +137,7 @@ class QoS(kombu_redis.QoS):
     reserved) each time kombu's restore timer fires (``unacked_restore_interval``), so the
     timeout only has to cover a missed renewal: a live worker's messages are never
     redelivered, and a lost host's come back after the visibility timeout plus one restore
-    interval (:func:`workers.app.celery_config`).
+    interval (:func:`workers.celery.app.celery_config`).
     """
 
     def restore_visible(self, start: int = 0, num: int = 10, interval: int = 10) -> None:

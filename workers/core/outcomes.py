@@ -7,8 +7,8 @@ from typing import Any
 
 from pipeline.accounting import calls_by_kind, made, tokens_by_kind, tokens_by_model
 from pipeline.state import ModelCall
-from workers.jobs import Job, OutcomeBody
-from workers.resources import Resources
+from workers.contracts.jobs import Job, OutcomeBody
+from workers.runtime.resources import Resources
 
 
 def apology(

@@ -89,8 +89,10 @@ def redeliver(
     """Send a stored outcome to its webhook again (same webhook-id), e.g. after a dead letter."""
     from kombu.exceptions import OperationalError
 
-    from workers.app import DELIVER_TASK
-    from workers.app import app as celery_app  # the configured app (Redis broker), not a default
+    from workers.celery.app import (
+        app as celery_app,  # the configured app (Redis broker), not a default
+    )
+    from workers.contracts.names import DELIVER_TASK
     from workers.db import repository as repo
     from workers.db.engine import transaction
 

@@ -158,7 +158,7 @@ class CheckpointGuard(Protocol):
     """What a run must still hold to write a checkpoint (the thread's lock)."""
 
     def check(self) -> None:
-        """Raise (``workers.errors.LockLost``) if the run may no longer write."""
+        """Raise (``workers.contracts.errors.LockLost``) if the run may no longer write."""
 
 
 class GuardedSaver(PostgresSaver):

@@ -19,22 +19,23 @@ from opentelemetry import trace
 from sqlalchemy.orm import Session
 
 from pipeline.graph import RECURSION_LIMIT
-from workers.checkpointing import GUARD_KEY, CheckpointGuard
+from workers.contracts.errors import LockLost, LockTimeout, PermanentJobError
+from workers.contracts.jobs import Job, OutcomeBody, webhook_id
+from workers.contracts.line import ahead_of, join_line, leave_line
+from workers.contracts.signing import verify_job
+from workers.core.deps import job_deps
+from workers.core.outcomes import apology, outcome_body
+from workers.core.progress import ProgressLog
+from workers.core.tenants import TenantPolicy
 from workers.db import fencing
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord, OutcomeRecord, Tenant
-from workers.errors import LockLost, LockTimeout, PermanentJobError
-from workers.jobs import Job, OutcomeBody, webhook_id
-from workers.line import ahead_of, join_line, leave_line
-from workers.lock import thread_lock
-from workers.outcomes import apology, outcome_body
-from workers.progress import ProgressLog
-from workers.resources import Resources
+from workers.delivery.policy import intake_problem
+from workers.runtime.checkpointing import GUARD_KEY, CheckpointGuard
+from workers.runtime.lock import thread_lock
+from workers.runtime.resources import Resources
 from workers.settings import Settings
-from workers.signing import verify_job
-from workers.tenants import TenantPolicy
-from workers.webhook_policy import intake_problem
 
 log = logging.getLogger(__name__)
 tracer = trace.get_tracer("crag.workers")
@@ -59,7 +60,7 @@ class Result:
 
 
 def authenticate(session: Session, tenant: Tenant, job: Job, body: dict[str, Any]) -> None:
-    """Accept a job only if its tenant is active and signed it (:mod:`workers.signing`).
+    """Accept a job only if its tenant is active and signed it (:mod:`workers.contracts.signing`).
 
     A job already registered is a copy the fleet re-sent itself (waiting for its turn,
     woken, retried); its content is checked against the stored job by :func:`answer_job`.
@@ -82,7 +83,7 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
     """Answer ``job`` once, in its turn on its thread; a job_id seen before returns its outcome.
 
     Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line,
-    and the thread's Redis line, :mod:`workers.line`, holds jobs seen while Postgres was
+    and the thread's Redis line, :mod:`workers.contracts.line`, holds jobs seen while Postgres was
     away): a job runs only when it is its thread's oldest unfinished job in both *and* it
     takes the thread's lock. Otherwise it returns at once with ``outcome=None``, so waiting holds no
     worker slot. A job past its deadline ends with the apology without waiting its turn.
@@ -97,7 +98,7 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
     Raises:
         PermanentJobError: The tenant is not registered or not active, the signature is
             missing, forged or stale, the webhook URL is not allowed or
-            resolves to a private address (:mod:`workers.webhook_policy`), or the job_id
+            resolves to a private address (:mod:`workers.delivery.policy`), or the job_id
             was already used for a different question or thread (an idempotency key must
             not be reused).
         LockLost: The lock or the fence was lost during the run; nothing was stored.
@@ -279,7 +280,7 @@ def run_graph(
         LockLost: Postgres refused a checkpoint because a newer run holds the thread, or
             ``guard`` says the lock was lost.
     """
-    deps = res.deps_for(job, policy)
+    deps = job_deps(res, job, policy)
     metadata: dict[str, Any] = {"job_id": job.job_id, "tenant_id": job.tenant_id}
     if fence is not None:
         metadata["crag_fence"] = fence

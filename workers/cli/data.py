@@ -1,4 +1,4 @@
-"""``crag retention sweep`` and ``crag forget``: deleting data (see :mod:`workers.retention`)."""
+"""``crag retention sweep`` and ``crag forget``: deleting data (:mod:`workers.core.retention`)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def sweep(
     """Delete threads idle past their tenant's retention, and old records; prints counts."""
     from redis import Redis
 
-    from workers import retention
+    from workers.core import retention
     from workers.db import repository as repo
     from workers.db.engine import sessions_for, transaction
 
@@ -55,7 +55,7 @@ def forget(
     from redis import Redis
 
     from corpus import index_name, make_es_client
-    from workers import retention
+    from workers.core import retention
     from workers.db import repository as repo
     from workers.db.engine import sessions_for, transaction
 

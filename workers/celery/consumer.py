@@ -14,7 +14,8 @@ from typing import Any
 from celery.worker.consumer import Consumer
 from kombu.message import Message
 
-from workers.broker import DEAD_LETTER_TASK, RAW_LIMIT
+from workers.celery.broker import RAW_LIMIT
+from workers.contracts.names import DEAD_LETTER_TASK
 
 log = logging.getLogger(__name__)
 

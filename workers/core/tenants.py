@@ -2,7 +2,7 @@
 
 A tenant is a row in Postgres (``tenants``) holding its webhook secret (Standard Webhooks,
 ``whsec_…``), its job-submission key (``csk_…``, which producers sign jobs with; see
-:mod:`workers.signing`), web-search policy (on/off, domain allow/deny lists), terms to
+:mod:`workers.contracts.signing`), web-search policy (on/off, domain allow/deny lists), terms to
 redact from anything that leaves the fleet, and how long its data is kept.
 """
 
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import Tenant
-from workers.delivery import check_secret, new_secret
+from workers.delivery.attempt import check_secret, new_secret
 
 SUBMISSION_KEY_PREFIX = "csk_"
 

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from workers.cli_tenants import RetrievalMode
+from workers.cli.tenants import RetrievalMode
 from workers.settings import get_settings
 
 

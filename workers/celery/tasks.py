@@ -1,0 +1,201 @@
+"""Celery tasks, thin: parse the message, call the core, map its decision to a retry.
+
+A job goes to :func:`workers.core.runner.answer_job`, a delivery to
+:func:`workers.delivery.machine.deliver_once`; what a failure leaves behind is written by
+:mod:`workers.core.failures`. The only policy here is the retry policy.
+
+Errors decide what happens to a job (:mod:`workers.contracts.errors`): transient ones
+retry with exponential backoff and full jitter (Celery's own interval function); permanent ones and
+exhausted retries end as dead letters with their reason; a bug stores a ``failed`` outcome
+for the caller, dead-letters the job and re-raises so it shows in logs and traces. Writing a
+dead letter is itself retried while Postgres is away, so a refused job is never lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import psycopg
+import redis.exceptions
+import sqlalchemy.exc
+from celery import Task, shared_task
+from celery.utils.time import get_exponential_backoff_interval
+
+from workers.contracts.errors import PermanentJobError, TransientJobError
+from workers.contracts.jobs import Job, parse_job
+from workers.contracts.line import leave_line
+from workers.contracts.names import (
+    ANSWER_TASK,
+    DEAD_LETTER_TASK,
+    DELIVER_TASK,
+    SWEEP_TASK,
+    outcome_channel,
+)
+from workers.core.failures import dead_letter, give_up
+from workers.core.runner import answer_job
+from workers.core.turns import wait_turn, wake_next
+from workers.db import repository as repo
+from workers.db.engine import transaction
+from workers.delivery import machine
+from workers.runtime.resources import Resources, get_resources
+
+log = logging.getLogger(__name__)
+
+# Infrastructure blinks that a retry can outlive.
+TRANSIENT = (
+    TransientJobError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    sqlalchemy.exc.OperationalError,
+    psycopg.OperationalError,
+)
+
+
+def backoff(res: Resources, retries: int) -> int:
+    """Seconds before retry ``retries + 1``: exponential with full jitter, capped."""
+    s = res.settings
+    return get_exponential_backoff_interval(
+        factor=max(1, int(s.retry_backoff_s)),
+        retries=retries,
+        maximum=int(s.retry_backoff_max_s),
+        full_jitter=True,
+    )
+
+
+@shared_task(name=ANSWER_TASK, bind=True, acks_late=True, max_retries=None)
+def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Answer one job (the only argument is the job JSON) and deliver its outcome."""
+    res = get_resources()
+    if len(args) != 1 or kwargs:
+        return dead_letter(
+            res,
+            "job",
+            f"expected exactly one argument (the job), got {len(args)} and {sorted(kwargs)}",
+            {"args": args, "kwargs": kwargs},
+            None,
+            None,
+        )
+    body = args[0]
+    job: Job | None = None
+    try:
+        job = parse_job(body)
+        result = answer_job(job, res, signed=body)
+    except PermanentJobError as exc:
+        result = _retrying(
+            self, res, dead_letter, res, "job", str(exc), body, exc.tenant_id, exc.job_id
+        )
+        if job is not None:  # it joined its thread's line before it was refused
+            _retrying(self, res, leave_line, res.redis, job.tenant_id, job.thread_id, job.job_id)
+        return result
+    except TRANSIENT as exc:
+        assert job is not None  # parse_job raises only PermanentJobError
+        if self.request.retries < res.settings.job_max_retries:
+            log.warning("job %s: transient error, retrying: %s", job.job_id, exc)
+            raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+        detail = f"gave up after {self.request.retries} retries: {exc}"
+        return _give_up(self, res, job, body, detail, "retries_exhausted")
+    except Exception as exc:
+        if job is not None:  # a bug: the caller still gets a response, and we get the trace
+            detail = f"internal error: {type(exc).__name__}: {exc}"
+            _give_up(self, res, job, body, detail, "internal_error")
+        raise
+    outcome = result.outcome
+    if outcome is None:  # not its turn yet: back on the queue, the worker slot is free
+        wait_turn(self.app, res, body, result.wait_s)
+        wake_next(self.app, res, job.tenant_id, job.thread_id)
+        return {"status": "waiting", "job_id": job.job_id, "wait_s": result.wait_s}
+    res.redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
+    if outcome.delivery_status == "pending":  # as stored or found by answer_job
+        deliver_outcome.delay(outcome.tenant_id, outcome.job_id)
+    wake_next(self.app, res, job.tenant_id, job.thread_id)
+    return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
+
+
+def _retrying(self: Task, res: Resources, fn: Any, *args: Any) -> Any:
+    """Run ``fn(*args)``; if Postgres or Redis blinks, retry the whole task later."""
+    try:
+        return fn(*args)
+    except TRANSIENT as exc:
+        log.warning("could not record the end of a job, retrying: %s", exc)
+        raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+
+
+def _deliver_if_due(res: Resources, tenant_id: str, job_id: str) -> None:
+    """Send the outcome's delivery task while its delivery is ``pending``.
+
+    Idempotent: a re-sent job that finds its outcome stored re-publishes it only if it is
+    still pending (its first delivery task may have been lost with a worker), and
+    :func:`deliver_outcome` never posts an outcome twice at once or after it was delivered.
+    """
+    if machine.is_due(res.sessions, tenant_id, job_id):
+        deliver_outcome.delay(tenant_id, job_id)
+
+
+def _give_up(self: Task, res: Resources, job: Job, body: Any, detail: str, reason: str) -> Any:
+    """Store the ``failed`` outcome and the dead letter, deliver it, wake the next job."""
+    result = _retrying(self, res, give_up, res, job, body, detail, reason)
+    _retrying(self, res, _deliver_if_due, res, job.tenant_id, job.job_id)
+    wake_next(self.app, res, job.tenant_id, job.thread_id)
+    return result
+
+
+@shared_task(name=DEAD_LETTER_TASK, bind=True, acks_late=True, max_retries=None)
+def record_dead_letter(self: Task, kind: str, reason: str, payload: Any) -> dict[str, Any]:
+    """Record a message the broker or the consumer refused (see :mod:`workers.celery.broker`)."""
+    res = get_resources()
+    return _retrying(self, res, dead_letter, res, kind, reason, payload, None, None)
+
+
+@shared_task(name=DELIVER_TASK, bind=True, acks_late=True, max_retries=None)
+def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
+    """POST a stored outcome to its webhook; retry with backoff, then dead-letter.
+
+    One attempt at a time per outcome (a Redis lock), and only while the outcome's delivery
+    is ``pending``: a duplicate task never posts an outcome that was delivered.
+    """
+    res = get_resources()
+    guard = res.redis.lock(
+        f"crag:deliver:{tenant_id}:{job_id}",
+        timeout=res.settings.webhook_timeout_s + 30,
+        thread_local=False,
+    )
+    if not guard.acquire(blocking=False):
+        # Another task is posting it right now; it delivers, dead-letters or sends its own
+        # retry after releasing the guard, so this duplicate can end.
+        return {"status": "in_progress"}
+    s = res.settings
+    try:
+        step = machine.deliver_once(
+            res.sessions,
+            res.http,
+            tenant_id=tenant_id,
+            job_id=job_id,
+            attempts_before=self.request.retries,
+            max_attempts=s.webhook_max_attempts,
+            timeout_s=s.webhook_timeout_s,
+        )
+    finally:
+        guard.release()
+    if step.retry:
+        # Only now, with the guard free: a retry sent while it was held could run at once
+        # (full jitter draws 0 s), find the guard taken and end, and the delivery was lost.
+        wait = max(backoff(res, self.request.retries), step.retry_after_s or 0)
+        raise self.retry(countdown=min(wait, s.retry_backoff_max_s))
+    return step.result
+
+
+@shared_task(name=SWEEP_TASK, bind=True, acks_late=True)
+def retention_sweep(self: Task) -> dict[str, Any]:
+    """Delete data past each tenant's retention.
+
+    Celery beat (``crag beat``) runs it every ``CRAG_RETENTION_SWEEP_INTERVAL_S``;
+    ``crag retention sweep`` runs the same by hand.
+    """
+    from workers.core import retention
+
+    res = get_resources()
+    with transaction(res.sessions) as session:
+        report = retention.sweep(session, res.redis, repo.list_tenants(session))
+    log.info("retention sweep: %s", report or "nothing to delete")
+    return report

@@ -1,0 +1,1 @@
+"""The ``crag`` command: one module per command group, and the demo."""

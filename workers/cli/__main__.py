@@ -1,0 +1,5 @@
+"""``python -m workers.cli``: the ``crag`` command."""
+
+from workers.cli.main import app
+
+app()
