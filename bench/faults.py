@@ -28,7 +28,7 @@ from pathlib import Path
 from corpus import index_name, ingest_paths, make_es_client
 from tests.conftest import forget_tenant
 from tests.integration.bursts import FAULTS, OUTAGE_S, run_burst, scripted_model
-from workers.cli.main import ensure_tenant
+from workers.cli.main import tenant_keys
 from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     tenant = f"faults-{uuid.uuid4().hex[:6]}"
     es = make_es_client(settings.elasticsearch_url)
     ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
-    keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(tenant, allow_hosts=["127.0.0.1"])
     reports = []
     print("| fault (outage) | " + " | ".join(COLUMNS) + " | outcomes by status |")
     print("|" + " --- |" * (len(COLUMNS) + 2))

@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import torque_model
 from workers.celery.app import app as celery_app
-from workers.cli.main import ensure_tenant
+from workers.cli.main import tenant_keys
 from workers.client.intake import ask
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import JobRecord, OutcomeRecord
@@ -53,7 +53,7 @@ def main() -> None:
     tenant = f"bench-{uuid.uuid4().hex[:6]}"
     es = make_es_client(settings.elasticsearch_url)
     ingest_paths(es, tenant, [ROOT / "tests/data/corpus"], index_prefix=settings.index_prefix)
-    key = ensure_tenant(tenant, allow_hosts=["127.0.0.1"]).submission_key
+    key = tenant_keys(tenant, allow_hosts=["127.0.0.1"]).submission_key
     queue = f"crag.bench-{tenant}"
     with FakeOpenAIServer(torque_model()) as llm:
         env = os.environ | {

@@ -188,7 +188,7 @@ def after_rewrite(state: CragState) -> Literal["retrieve", "redact_query", "abst
     return "retrieve"
 
 
-def after_generate(state: CragState) -> Literal["verify", "finalize", "abstain"]:
+def after_generate(state: CragState) -> Literal["verify", "abstain"]:
     """Verify a sourced answer; a direct reply has nothing to ground and is checked in code."""
     if state.get("model_error") or not state.get("generation"):
         return "abstain"

@@ -133,7 +133,7 @@ def test_forget_a_subject_deletes_everything_of_their_threads_and_nothing_else(
 def test_forget_refuses_a_busy_thread_unless_forced(res: Resources, tenant: str) -> None:
     thread = f"th-{tenant}-busy"
     with transaction(res.sessions) as session:
-        repo.thread_owner(session, new_job(tenant, thread, TORQUE_Q))
+        repo.claim_thread(session, new_job(tenant, thread, TORQUE_Q))
         repo.register_job(session, new_job(tenant, thread, TORQUE_Q))  # queued, not run
     refused = CliRunner().invoke(cli, ["forget", "--tenant", tenant, "--thread", thread])
     assert refused.exit_code == 2 and "still queued or running" in refused.output

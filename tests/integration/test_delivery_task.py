@@ -18,7 +18,7 @@ from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
 from workers.celery import tasks
 from workers.cli.demo_stand_ins import WebhookReceiver
-from workers.cli.main import ensure_tenant
+from workers.cli.main import tenant_keys
 from workers.contracts.jobs import new_job
 from workers.core.runner import answer_job
 from workers.db import repository as repo
@@ -42,7 +42,7 @@ def resources(settings: Any, migrated_db: str, corpus_tenant: str) -> Iterator[R
 def test_a_retry_is_sent_only_once_the_guard_is_free_and_the_outcome_is_delivered_once(
     resources: Resources, corpus_tenant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     with WebhookReceiver(keys.webhook_secret, replies=[500, 503]) as receiver:
         job = new_job(
             corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=receiver.url
@@ -74,7 +74,7 @@ def test_a_retry_is_sent_only_once_the_guard_is_free_and_the_outcome_is_delivere
 def test_a_duplicate_task_finding_the_guard_taken_posts_nothing(
     resources: Resources, corpus_tenant: str
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     with WebhookReceiver(keys.webhook_secret) as receiver:
         job = new_job(
             corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=receiver.url

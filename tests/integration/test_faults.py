@@ -46,7 +46,7 @@ from tests.integration.harness import (
     worker_fleet,
 )
 from workers.cli.demo_stand_ins import WebhookReceiver
-from workers.cli.main import ensure_tenant
+from workers.cli.main import tenant_keys
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
 from workers.db.models import JobRecord, Tenant
@@ -100,7 +100,7 @@ def log_text(log_dir: Path) -> str:
 def test_redis_restarted_while_jobs_wait(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
     redis = ScratchRedis(tmp_path)
     redis.start()
@@ -136,7 +136,7 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
             capture_output=True,
         )
         sessions = make_sessionmaker(make_engine(pg.url, pool_size=1))
-        keys = ensure_tenant(corpus_tenant)  # in the suite's database: copy it over
+        keys = tenant_keys(corpus_tenant)  # in the suite's database: copy it over
         secret = keys.webhook_secret
         with transaction(sessions) as session:
             repo.add_tenant(
@@ -187,7 +187,7 @@ def test_postgres_stopped_during_a_run_fails_fast_and_completes_later(
 def test_elasticsearch_down_abstains_with_the_reason_and_no_crash_loop(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
     env = fleet_env(llm, elasticsearch_url=f"http://127.0.0.1:{free_port()}")
     with worker_fleet(env, tmp_path) as [proc], WebhookReceiver(secret) as sink:
@@ -210,7 +210,7 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
     settings: Settings,
     fallback_up: bool,
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
     nowhere = f"http://127.0.0.1:{free_port()}/v1"
     fallback = llm.base_url if fallback_up else f"http://127.0.0.1:{free_port()}/v1"
@@ -240,7 +240,7 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
 def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
     env = fleet_env(llm)
     threads = [f"th-order-{uuid.uuid4().hex[:6]}" for _ in range(5)]
@@ -274,7 +274,7 @@ def test_fifty_jobs_on_five_threads_keep_order_across_three_workers(
 def test_sigterm_lets_the_running_job_finish_or_hands_it_back(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, finishes: bool
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
     grace = 4 if not finishes else 30
     env = fleet_env(llm, shutdown_grace_s=str(grace))
@@ -321,7 +321,7 @@ def wait_for_checkpoint(database_url: str, thread_id: str, node: str) -> None:
 def test_a_killed_pool_process_is_replaced_and_its_job_answered_once(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path, settings: Settings, when: str
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = fleet_env(llm)
     marker = uuid.uuid4().hex[:8]
     entered, release = GATES[marker] = threading.Event(), threading.Event()
@@ -374,7 +374,7 @@ def test_a_run_that_lost_its_lock_stops_before_its_next_write_and_its_retry_resu
 ) -> None:
     from workers.runtime.lock import lock_name
 
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = fleet_env(llm, lock_ttl_s="3")
     marker = uuid.uuid4().hex[:8]
     thread = f"th-{marker}"
@@ -404,7 +404,7 @@ def burst_tenant(es: Any, settings: Settings) -> Iterator[Any]:
 
     tenant = f"t-burst-{uuid.uuid4().hex[:8]}"
     ingest_paths(es, tenant, [DATA / "corpus"], index_prefix=settings.index_prefix)
-    yield ensure_tenant(tenant, allow_hosts=["127.0.0.1"])
+    yield tenant_keys(tenant, allow_hosts=["127.0.0.1"])
     es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
     forget_tenant(settings, tenant)
 
@@ -427,7 +427,7 @@ def test_a_burst_loses_doubles_and_reorders_nothing_when(
 def test_a_live_worker_keeps_its_job_past_the_visibility_timeout_and_a_lost_host_gives_it_up(
     llm: FakeOpenAIServer, corpus_tenant: str, tmp_path: Path
 ) -> None:
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = fleet_env(llm, visibility_timeout_s="10")
     marker = uuid.uuid4().hex[:8]
     entered, release = GATES[marker] = threading.Event(), threading.Event()

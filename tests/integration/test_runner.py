@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
-from workers.cli.main import ensure_tenant
+from workers.cli.main import tenant_keys
 from workers.contracts.errors import LockLost, PermanentJobError
 from workers.contracts.jobs import new_job
 from workers.core.progress import TTL_S as PROGRESS_TTL_S
@@ -114,7 +114,7 @@ def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_ten
 def test_a_stale_run_cannot_write_a_checkpoint_or_store_an_outcome(
     resources: Resources, corpus_tenant: str
 ) -> None:
-    ensure_tenant(corpus_tenant)
+    tenant_keys(corpus_tenant)
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
     with transaction(resources.sessions) as session:
         stale = repo.claim_fence(session, job)
@@ -164,7 +164,7 @@ def test_spans_carry_no_question_text_unless_debugging_and_then_redacted(
 
 
 def test_a_job_from_the_future_is_refused(resources: Resources, corpus_tenant: str) -> None:
-    ensure_tenant(corpus_tenant)
+    tenant_keys(corpus_tenant)
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
     ahead = job.model_copy(update={"submitted_at": job.submitted_at + timedelta(days=365)})
     with pytest.raises(PermanentJobError, match="is in the future"):

@@ -29,7 +29,7 @@ from workers.celery.app import app as celery_app
 from workers.celery.broker import envelope
 from workers.cli.demo_stand_ins import WebhookReceiver
 from workers.cli.main import app as cli
-from workers.cli.main import ensure_tenant
+from workers.cli.main import tenant_keys
 from workers.client.intake import ask, enqueue
 from workers.client.waiting import wait_for_outcome
 from workers.contracts.jobs import new_job, webhook_id
@@ -77,7 +77,7 @@ def fleet(
     """A worker process (2 slots) on queues private to this test module."""
     suffix = uuid.uuid4().hex[:8]
     queue, deliveries = f"crag.questions.test-{suffix}", f"crag.deliveries.test-{suffix}"
-    keys = ensure_tenant(corpus_tenant, allow_hosts=["127.0.0.1"])
+    keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
     env |= {
         "CRAG_LLM_BASE_URL": llm.base_url,
@@ -292,7 +292,7 @@ def test_non_python_producer_message_format(fleet: dict[str, Any], redis_client:
 def test_webhook_retries_then_delivers_once_or_dead_letters(
     fleet: dict[str, Any], sessions: Any, replies: list[int | str], delivered: bool
 ) -> None:
-    secret = ensure_tenant(fleet["tenant"]).webhook_secret
+    secret = tenant_keys(fleet["tenant"]).webhook_secret
     with WebhookReceiver(secret, replies=replies, hang_s=5) as flaky:  # timeout is 2 s
         job = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=flaky.url)
         flaky.wait_for(job.job_id, count=3, timeout_s=90)
@@ -444,7 +444,7 @@ def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
 
 
 def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: Any) -> None:
-    secret = ensure_tenant(fleet["tenant"]).webhook_secret
+    secret = tenant_keys(fleet["tenant"]).webhook_secret
     with WebhookReceiver(secret, fail_first=99, fail_status=404) as gone:
         job = submit(
             fleet,
@@ -461,7 +461,7 @@ def test_a_4xx_from_the_receiver_is_permanent(fleet: dict[str, Any], sessions: A
 
 def test_webhook_to_a_private_address_is_refused(fleet: dict[str, Any], settings: Any) -> None:
     tenant = f"t-ssrf-{uuid.uuid4().hex[:6]}"
-    key = ensure_tenant(tenant).submission_key  # no allowlist
+    key = tenant_keys(tenant).submission_key  # no allowlist
     try:
         job = ask(
             celery_app,
@@ -573,7 +573,7 @@ def test_a_worker_killed_mid_graph_resumes_from_its_checkpoint(
 def test_operator_inspects_and_redelivers_a_dead_delivery(
     fleet: dict[str, Any], sessions: Any
 ) -> None:
-    secret = ensure_tenant(fleet["tenant"]).webhook_secret
+    secret = tenant_keys(fleet["tenant"]).webhook_secret
     runner = CliRunner()
     with WebhookReceiver(secret, fail_first=99) as flaky:
         job = submit(
@@ -641,7 +641,7 @@ def test_only_signed_jobs_of_active_tenants_on_their_own_threads_run(
 ) -> None:
     marker = uuid.uuid4().hex[:8]
     other = f"t-other-{marker}"
-    other_key = ensure_tenant(other, allow_hosts=["127.0.0.1"]).submission_key
+    other_key = tenant_keys(other, allow_hosts=["127.0.0.1"]).submission_key
     owned = submit(fleet, f"th-owned-{marker}", TORQUE_Q)  # the fleet tenant's thread
     assert fleet["sink"].wait_for(owned.job_id)
     try:

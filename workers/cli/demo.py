@@ -45,7 +45,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
     from corpus import IngestError, make_es_client
     from corpus.freshness import ensure_indexed
     from workers.celery.app import app as celery_app
-    from workers.cli.main import ensure_tenant, ingest_progress
+    from workers.cli.main import ingest_progress, tenant_keys
     from workers.client.intake import ask
     from workers.runtime.models import make_embeddings_for
 
@@ -73,7 +73,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
         return 1
     if report is not None:
         print(f"  {report.describe()}", flush=True)
-    keys = ensure_tenant(tenant, allow_hosts=["127.0.0.1"], retrieval=retrieval)
+    keys = tenant_keys(tenant, allow_hosts=["127.0.0.1"], retrieval=retrieval)
     print(f"tenant {tenant!r}: {retrieval} retrieval", flush=True)
 
     with WebhookReceiver(keys.webhook_secret) as receiver, EgressRecorder() as egress:

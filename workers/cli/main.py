@@ -154,7 +154,7 @@ def ingest_progress(embedding: bool) -> Iterator[Callable[[int, int, int], None]
         )
 
 
-def ensure_tenant(
+def tenant_keys(
     tenant_id: str,
     secret: str | None = None,
     allow_hosts: Sequence[str] = (),

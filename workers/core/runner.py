@@ -122,7 +122,7 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
         done = _finished(session, job)
         if done is not None:
             return Result(done, fresh=False)
-        if repo.thread_owner(session, job) != job.tenant_id:
+        if repo.claim_thread(session, job) != job.tenant_id:
             raise PermanentJobError(
                 f"thread {job.thread_id!r} belongs to another tenant",
                 job_id=job.job_id,

@@ -137,7 +137,7 @@ def start_job(session: Session, job: Job) -> JobRecord:
     return record
 
 
-def thread_owner(session: Session, job: Job) -> str:
+def claim_thread(session: Session, job: Job) -> str:
     """Record the job's thread as its tenant's if it is new; returns the thread's owner.
 
     Thread ids are global: the first tenant to use one owns it (``uq_threads_thread_id``).
