@@ -148,7 +148,7 @@ class Classifier:
             after_product = (
                 prev is not None and prev.kind == "tech" and joined(pieces, prev, pieces[i])
             )
-            common = folded in self._vocab.common
+            common = self._common_here(folded)
             in_phrase = not sentence_start(pieces, i) and (
                 self._plain_title(neighbour(pieces, i, -1), pieces[i])
                 or self._plain_title(neighbour(pieces, i, 1), pieces[i])
@@ -159,7 +159,7 @@ class Classifier:
                 and capitalised(pieces[i + 1].core)
                 and next_is_version(pieces, i + 1)
             )
-            if folded in self._vocab.function or (
+            if self._function_here(folded) or (
                 common and (pieces[i].quoted or after_product or in_phrase or before_product)
             ):
                 # "'Internal Server Error'", "Ubuntu Server", "Mercado Pago", "Little Snitch
@@ -169,6 +169,14 @@ class Classifier:
         if all(self._common_here(p) or p in self._vocab.technical for p in parts):
             return "word"
         return "name"  # an unknown capitalised word: likely a name, never sent
+
+    def _function_here(self, folded: str) -> bool:
+        """True when ``folded`` is a function word of the question's languages (or English).
+
+        "Dan" is a function word in Dutch ("then"), not in an English question, where it is
+        a name.
+        """
+        return bool(self._vocab.function.get(folded, 0) & self._languages)
 
     def _common_here(self, folded: str) -> bool:
         """True when ``folded`` is a common word of the question's languages (or English).
@@ -183,7 +191,7 @@ class Classifier:
         if other is None or not capitalised(other.core) or not joined_pieces(other, piece):
             return False
         folded = other.core.casefold()
-        return folded in self._vocab.common and not self._is_name(folded)
+        return folded in self._vocab.common and folded not in self._vocab.names
 
     def _classify_lower(self, core: str) -> str:
         folded = core.casefold()
@@ -255,8 +263,12 @@ class Classifier:
             name, rest = core[: 1 + given], core[1 + given :]
             if len(name) < 1 + given or name in self._vocab.common:
                 continue
-            if given == 2 and name[1:] in self._vocab.common:
-                continue  # "时出现": a word ("出现", appear) after the character
+            # a lone three-character run whose last two make a rarer word is still a name
+            # ("王小明"), unless they are a very common word ("时出现": "出现", appear)
+            alone = rest == "" and len(core) == 3 and core not in self._vocab.common
+            rare_given = alone and name[1:] not in self._vocab.very_common
+            if given == 2 and name[1:] in self._vocab.common and not rare_given:
+                continue
             if rest[:1] in _AFTER_CHINESE_NAME or (rest == "" and len(core) <= 3):
                 return True
         return False
@@ -331,12 +343,25 @@ class Classifier:
             )
         return all(sides)
 
+    def _named_term(self, pieces: list[Piece], i: int) -> bool:
+        """True for a capitalised term of the name lists right before or after a name."""
+        core = pieces[i].core
+        if not (core.isalpha() and capitalised(core) and core.casefold() in self._vocab.names):
+            return False
+        near = [neighbour(pieces, i, -1), neighbour(pieces, i, 1)]
+        return any(
+            n is not None and n.kind == "name" and joined(pieces, pieces[i], n) for n in near
+        )
+
     def spread_names(self, pieces: list[Piece], caps_text: bool) -> None:
         """A capitalised word (or a lower-case name) beside a dropped name goes with it."""
         changed = True
         while changed:
             changed = False
             for i, piece in enumerate(pieces):
+                if piece.kind == "tech" and not piece.forced and self._named_term(pieces, i):
+                    piece.kind, changed = "name", True  # "Catalina Ureña": a term that is a name
+                    continue
                 if piece.kind not in ("word", "lname", "cname", "acro") or piece.forced:
                     continue
                 if piece.core.casefold() in PARTICLES and self._between_names(pieces, i):

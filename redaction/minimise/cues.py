@@ -27,6 +27,8 @@ _NAME_CUE_PHRASES = (
     "mi chiamo", "sono", "chamo-me",
     "meu nome é", "ik ben", "mijn naam is", "nazywam się", "jestem", "меня зовут",
     "benim ad\u0131m", "ben", "t.a.v.",
+    "in the name of", "on behalf of", "em nome de", "a nombre de", "en nombre de", "au nom de",
+    "a nome di", "op naam van", "auf den namen", "im namen von", "na imię",
 )  # fmt: skip
 """Phrases that introduce the speaker's name: the name-shaped words after them are dropped."""
 
@@ -97,8 +99,18 @@ _LOWER_STREET_WORDS = word_set(
 _CLAUSE_END = re.compile(r"[;!?\u3002\u061f\u0964\u2014]|\.(?:\s|$)|\s(?:y|e|and|et|und|en|i|ve)\s")
 
 
-def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> None:
-    """Drop the values that follow a personal cue (ids, names, addresses)."""
+def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece], languages: int = -1) -> None:
+    """Drop the values that follow a personal cue (ids, names, addresses).
+
+    Args:
+        vocab: The word lists.
+        text: The question.
+        pieces: Its pieces (:func:`~redaction.minimise.pieces.split_pieces`); those dropped
+            get ``kind`` "drop" or "name" and ``forced``.
+        languages: Bit mask of the question's languages
+            (:meth:`~redaction.minimise.vocabulary.Vocabulary.question_languages`): a
+            function word of another language may be a name here ("I'm li wei").
+    """
     for i, piece in enumerate(pieces):
         word = piece.core.casefold()
         raw = piece.raw.casefold()
@@ -111,7 +123,7 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> None:
         if id_cue and not (word == "id" and prev in _ID_QUALIFIERS):
             _drop_codes_after(vocab, pieces, i)
         if word in _NAME_CUES or raw in _NAME_CUES or _ends_phrase(pieces, i, _NAME_CUE_PHRASES):
-            _drop_names_after(vocab, pieces, i)
+            _drop_names_after(vocab, pieces, i, languages)
         elif word in _WEAK_NAME_CUES:
             _drop_lower_names_after(vocab, pieces, i)
         address_word = word in _ADDRESS_WORDS and (
@@ -224,7 +236,7 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> N
             break
 
 
-def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
+def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:
     if pieces[i].raw.endswith((".", "!", "?")) and pieces[i].core.casefold() not in _NAME_CUES:
         return
     taken = 0
@@ -255,7 +267,7 @@ def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
             or (taken and folded not in vocab.very_common)
         ):
             break
-        if folded in vocab.function and not core.isupper():
+        if vocab.function.get(folded, 0) & languages and not core.isupper():
             break
         piece.kind, piece.forced = "name", True
         taken += 1

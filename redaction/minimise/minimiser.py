@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from redaction.minimise.classify import Classifier
 from redaction.minimise.cues import apply_cues
+from redaction.minimise.introductions import apply_introductions
 from redaction.minimise.patterns import EMAIL, QUOTED, forced_spans, is_version
 from redaction.minimise.pieces import CJK, Piece, mostly_caps, neighbour_kept, split_pieces
 from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
@@ -100,11 +101,8 @@ class Minimiser:
         """
         pieces = split_pieces(text)
         words = [p.core.casefold() for p in pieces if p.core]
-        classifier = Classifier(
-            self._vocab,
-            self._ask_corpus(pieces),
-            languages=self._vocab.question_languages(words),
-        )
+        languages = self._vocab.question_languages(words)
+        classifier = Classifier(self._vocab, self._ask_corpus(pieces), languages=languages)
         for m in QUOTED.finditer(text):
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
@@ -113,7 +111,8 @@ class Minimiser:
         for piece in pieces:
             if any(s < piece.end and piece.start < e for s, e in forced):
                 piece.kind, piece.forced = "drop", True
-        apply_cues(self._vocab, text, pieces)
+        apply_cues(self._vocab, text, pieces, languages)
+        apply_introductions(self._vocab, pieces, languages)
         caps_text = mostly_caps(pieces)
         for i, piece in enumerate(pieces):
             if not piece.forced:
