@@ -284,6 +284,8 @@ class Classifier:
         login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
         if login and not self._word_known(login.group(1)) and not core.isupper():
             return "drop"  # "jdoe42", "mkowalski_88": a login, unless its word is known
+        if self._login_with_number(core):
+            return "drop"
         parts = [p for p in _SPLIT.split(core) if p and not any(c.isdigit() for c in p)]
         for part in parts:
             for word in re.findall(r"[^\W\d_]{4,}", part):
@@ -291,6 +293,22 @@ class Classifier:
                 if unknown_name and (not word[0].isupper() or word[1:].islower()):
                     return "drop"  # "jlfb_1979", "DreLyle77"
         return "tech"
+
+    def _login_with_number(self, core: str) -> bool:
+        """True for a lower-case login of words and a name, then two digits or a year.
+
+        "anna.berg.1987", "li_na_88": one to three word parts, at least one a name of the
+        lists and none a technical term, then a two-digit number or a year.
+        """
+        login = re.fullmatch(
+            r"([^\W\d_]{2,}(?:[._][^\W\d_]{2,}){0,2})[._\-]?(\d{2}|(?:19|20)\d{2})", core
+        )
+        if not login or not core.islower():
+            return False
+        words = re.split(r"[._]", login.group(1))
+        return any(self._is_name(w) for w in words) and not any(
+            w in self._vocab.technical or w in _EXTENSIONS for w in words
+        )
 
     def _classify_identifier(self, core: str) -> str:
         parts = [p for p in _SPLIT.split(core) if p]

@@ -91,7 +91,7 @@ def _drop_label_value(vocab: Vocabulary, pieces: list[Piece], i: int, languages:
 
 
 def _drop_opening_name(vocab: Vocabulary, pieces: list[Piece]) -> None:
-    """ "will baker here", "sandy brook asked me": the first one to three words are a name."""
+    """The first one to three words before "here" or a reporting verb: "anna lee here"."""
     start = 0
     if pieces and pieces[0].core.casefold() in ("hi", "hello", "hey", "dear"):
         start = 1
@@ -110,7 +110,7 @@ def _drop_opening_name(vocab: Vocabulary, pieces: list[Piece]) -> None:
 
 
 def _drop_sign_off(vocab: Vocabulary, pieces: list[Piece]) -> None:
-    """ "... since 3.2. — ana maría": one to four name words after a dash at the very end."""
+    """One to four name words after a dash at the very end: "... since 3.2 — ana maría"."""
     for dash in range(len(pieces) - 2, max(-1, len(pieces) - 6), -1):
         if pieces[dash].raw in _DASHES:
             break

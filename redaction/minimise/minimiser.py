@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from redaction.minimise.addresses import apply_address_cues
 from redaction.minimise.classify import Classifier
 from redaction.minimise.cues import apply_cues
 from redaction.minimise.introductions import apply_introductions
@@ -112,6 +113,7 @@ class Minimiser:
             if any(s < piece.end and piece.start < e for s, e in forced):
                 piece.kind, piece.forced = "drop", True
         apply_cues(self._vocab, text, pieces, languages)
+        apply_address_cues(self._vocab, text, pieces)
         apply_introductions(self._vocab, pieces, languages)
         caps_text = mostly_caps(pieces)
         for i, piece in enumerate(pieces):

@@ -64,3 +64,49 @@ def test_look_alikes_of_those_forms_are_kept(
     out = minimiser.minimise(text).text
     for term in kept:
         assert term in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Write to luca punto verdi chiocciola example punto org please", "verdi"),
+        ("Дата рождения 02.03.1977.", "1977"),
+        ("Change my plate from 4DEF567 in the ChargePoint app", "4DEF567"),
+        ("A placa ABC1D23 não aparece no app", "ABC1D23"),
+        ("Η πινακίδα ΑΒΕ-1234 δεν εμφανίζεται", "1234"),  # noqa: RUF001
+        ("車のナンバー「横浜 500 さ 12-34」を登録できません", "12-34"),
+        ("The lock at 3 Quay Road, Cobh, Co. Kerry V92 AB3C is offline", "Quay"),
+        ("Ship it to Flat 2, 7 Oak Row, York YO1 7HH. The Pi 5 fails", "Flat 2"),
+        ("Leveransadress Kungsgatan 3, lgh 1203, 123 45 Uppsala. Tack", "Kungsgatan"),
+        ("Name: Jo, address ul. Polna 17/4, 00-950 Warszawa. Allegro", "17/4"),
+        ("Η διεύθυνσή μου είναι Πατησίων 10, 104 34 Αθήνα", "Πατησίων"),  # noqa: RUF001
+        ("הכתובת שלי היא רחוב הגפן 12, דירה 3", "12"),
+        ("Địa chỉ giao hàng 5 Ngõ 12 Phố Nhà Thờ bị lỗi", "Nhà"),
+        ("Invoice for customer ref Q-20417-ZB has the wrong VAT", "Q-20417-ZB"),
+        ("The export lists account code BERG002 twice", "BERG002"),
+        ("My account on example.org is lena.sun.1990.", "lena.sun.1990"),
+        ("Die Mitgliedsnummer 004417 wird nicht erkannt", "004417"),
+        ("اسم المستخدم: omar_lx في التطبيق", "omar_lx"),
+        ("The login anna.berg.1987 cannot sign in to Jira", "anna.berg.1987"),
+    ],
+)
+def test_values_in_these_forms_never_leave(minimiser: Minimiser, text: str, secret: str) -> None:
+    assert secret not in minimiser.minimise(text).text
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("The error code is 0x80070005 on Windows 11, says the customer", ["0x80070005"]),
+        ("My account on GitHub is locked after 2FA", ["GitHub", "locked"]),
+        ("pytest: the test suite 3 fails on Unit 4 of the course", ["suite", "Unit"]),
+        ("node_exporter on ubuntu_22 with python3.12 and x86_64", ["node_exporter", "x86_64"]),
+        ("ISO 8859-1 text in Windows 11 23H2 build 22631", ["22631", "23H2"]),
+    ],
+)
+def test_technical_look_alikes_of_these_forms_are_kept(
+    minimiser: Minimiser, text: str, kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for term in kept:
+        assert term in out, out
