@@ -41,6 +41,12 @@ _EXTENSIONS = word_set(
     "service socket timer plist reg vhdx vmdk img bin efi git"
 )
 
+_PERSONAL_KEYS = word_set(
+    "id uid user username login customer client account member phone tel mobile card iban "
+    "ssn email mail name"
+)
+"""Setting keys whose number is a person's ("user_id=48213"), not a setting's value."""
+
 _HANGUL_ENDINGS = (
     "입니다", "습니다", "합니다", "했습니다", "에서", "에게", "으로", "하고", "이고", "이며",
     "에", "를", "을", "이", "가", "은", "는", "의", "로", "와", "과", "도", "만", "께서",
@@ -277,8 +283,10 @@ class Classifier:
         code = re.fullmatch(r"([A-Z]{2,})-?\d{5,8}", core)
         if code and (len(code.group(1)) >= 4 or self._word_known(code.group(1))):
             return "tech"  # "AADSTS700016", "ORA-00942": a vendor's error code
-        if re.search(r"\d{6,}", core) and not re.fullmatch(
-            r"(?:0x[0-9a-f]+|kb\d+|[0-9a-f]{8,}|[\d.]+|.*\.\w+)", core, re.I
+        if (
+            re.search(r"\d{6,}", core)
+            and not re.fullmatch(r"(?:0x[0-9a-f]+|kb\d+|[0-9a-f]{8,}|[\d.]+|.*\.\w+)", core, re.I)
+            and not self._digits_are_hex_or_setting(core)
         ):
             return "drop"  # an id-like run of digits inside a code ("T22000129")
         login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
@@ -293,6 +301,28 @@ class Classifier:
                 if unknown_name and (not word[0].isupper() or word[1:].islower()):
                     return "drop"  # "jlfb_1979", "DreLyle77"
         return "tech"
+
+    def _digits_are_hex_or_setting(self, core: str) -> bool:
+        """True when every long run of digits is part of a hex digest or a setting's value.
+
+        A digest, UUID or cloud id is lower-case hex with letters and digits mixed
+        ("sha256:4f0c…", "ami-0b7e…"); a setting is a key of known words and a number
+        ("max.poll.interval.ms=300000"), unless the key names a person's number ("user_id=").
+        """
+        setting = re.fullmatch(r"([a-z][\w.\-]*)=(\d+)", core)
+        if setting:
+            keys = [k for k in re.split(r"[._\-]", setting.group(1)) if k]
+            return all(self._word_known(k) or k in self._vocab.rare for k in keys) and not any(
+                k in _PERSONAL_KEYS for k in keys
+            )
+        for part in re.split(r"[^0-9A-Za-z]+", core):
+            if re.search(r"\d{6,}", part) and not (
+                re.fullmatch(r"[0-9a-f]{8,}", part)
+                and len(re.findall(r"[a-f]", part)) >= 2
+                and len(re.findall(r"\d", part)) >= 2
+            ):
+                return False
+        return True
 
     def _login_with_number(self, core: str) -> bool:
         """True for a lower-case login of words and a name, then two digits or a year.

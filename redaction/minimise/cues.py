@@ -72,7 +72,9 @@ _COPULAS = word_set("is es est ist è é = is:")
 
 _ID_QUALIFIERS = word_set(
     "event process thread session product vendor device app application bundle object "
-    "request transaction error build tenant subscription resource"
+    "request transaction error build tenant subscription resource image instance "
+    "correlation trace span commit container volume snapshot disk node pod job task run "
+    "message file group role policy zone region key cluster network vpc subnet"
 )
 """A word before "ID" that makes it a technical id ("Event ID 4625"), not a person's."""
 

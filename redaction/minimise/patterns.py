@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from redaction.minimise.networks import is_local_address, is_network
 from redaction.minimise.pieces import word_set
 
 EMAIL = re.compile(
@@ -105,6 +106,10 @@ _WORD_DATE = re.compile(
 )
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
+_VERSION_WORDS = word_set(
+    "build version versión versão versione versie wersja sürüm версия версія έκδοση"
+)
+"""Words before a dotted build number of long groups ("build 19045.4170")."""
 _NUMBER_WORDS = _NUMBER_OK_BEFORE | word_set(
     "version release update patch firmware model id pid uid exit line step top over under to "
     "from of with about nearly than"
@@ -140,6 +145,8 @@ def forced_spans(
                 _after_product(text, m.start()) or re.search(r"(?:^|\.)0\d", m.group())
             ):
                 continue  # "Rails 7.1.3.2", "firmware 7.00.00.171": a four-part version
+            if pattern in (_IPV4, _IPV6) and is_local_address(m.group()):
+                continue  # "10.0.4.12", "0.0.0.0": a local address identifies no one
             spans.append(m.span())
     for m in _PLATES.finditer(text):
         letters = re.findall(r"[^\W\d_]+", m.group())
@@ -176,11 +183,14 @@ def forced_spans(
             spans.append(m.span())  # "06.12.34.56.78": a French number, not a version
             continue
         groups = re.findall(r"\d+", value)
-        if any(is_version(chunk) for chunk in value.split()):
+        if any(is_version(chunk) for chunk in value.split()) or is_network(value):
             continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])
-        if before and before[-1].casefold() in _NUMBER_OK_BEFORE and len(groups) == 1:
-            continue  # "KB 5034441", "error 18456"
+        last = before[-1].casefold() if before else ""
+        if last in _NUMBER_OK_BEFORE and len(groups) <= 2:
+            continue  # "KB 5034441", "error 18456", "ERROR 1045 (28000)", "error 2004-0017"
+        if last in _VERSION_WORDS and re.fullmatch(r"\d+(?:\.\d+)+", value):
+            continue  # "build 19045.4170", "version 24004.1307.2669.7070"
         spans.append(m.span())
     for term in deny_terms:
         if term.strip():

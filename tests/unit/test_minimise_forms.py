@@ -110,3 +110,58 @@ def test_technical_look_alikes_of_these_forms_are_kept(
     out = minimiser.minimise(text).text
     for term in kept:
         assert term in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "nginx --bind 0.0.0.0 and CACHE_URL=redis://192.168.7.3:6379/1",
+            ["0.0.0.0", "192.168.7.3"],
+        ),
+        (
+            "allow 10.20.0.0/16 and 198.51.100.0/24 in the firewall",
+            ["10.20.0.0/16", "198.51.100.0/24"],
+        ),
+        ("Windows 10 build 19045.4170 with Teams version 23320.3021.2567.4799", ["19045.4170"]),
+        ("MariaDB says ERROR 1698 (28000) for root", ["1698 (28000)"]),
+        (
+            "pinned to debian@sha256:9b1d42c0f7e2a6b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819",
+            ["sha256"],
+        ),
+        (
+            "request ID 3f2b8c1e-9d4a-4b6e-8f0a-1c2d3e4f5a6b failed",
+            ["3f2b8c1e-9d4a-4b6e-8f0a-1c2d3e4f5a6b"],
+        ),
+        ("set fetch.max.wait.ms=250000 on the consumer", ["fetch.max.wait.ms=250000"]),
+    ],
+)
+def test_local_addresses_networks_builds_and_digests_are_kept(
+    minimiser: Minimiser, text: str, kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for term in kept:
+        assert term in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("My public IP is 203.0.113.61, Plex says unreachable", "203.0.113.61"),
+        ("whitelist 198.51.100.9/32 for my laptop", "198.51.100.9"),
+        ("the profile has user_id=4821337 in the URL", "4821337"),
+        ("customer ID 3f2b8c1e-9d4a-4b6e-8f0a-1c2d3e4f5a6b cannot log in", "3f2b8c1e"),
+    ],
+)
+def test_public_addresses_and_personal_numbers_still_never_leave(
+    minimiser: Minimiser, text: str, secret: str
+) -> None:
+    assert secret not in minimiser.minimise(text).text
+
+
+def test_presidio_is_told_local_addresses_and_networks_are_safe(minimiser: Minimiser) -> None:
+    assert minimiser.vouches("IP_ADDRESS", "10.0.4.12")
+    assert minimiser.vouches("IP_ADDRESS", "fe80::1")
+    assert minimiser.vouches("PHONE_NUMBER", "203.0.113.0/24")
+    assert not minimiser.vouches("IP_ADDRESS", "203.0.113.7")
+    assert not minimiser.vouches("IP_ADDRESS", "203.0.113.7/32")
