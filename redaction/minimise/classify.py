@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
 from redaction.minimise.pieces import (
     CJK,
@@ -212,6 +213,8 @@ class Classifier:
             return "word"
         if all(known) and len(parts) == 1 and folded in self._vocab.common:
             return "lname"  # a common word that is also a name: kept unless beside one
+        if len(parts) == 1 and is_compound(self._vocab, folded):
+            return "word"  # "collectstatic", "publickey": known words run together
         return "name" if any(names) else "drop"
 
     def _classify_uncased(self, core: str) -> str:
@@ -367,6 +370,7 @@ class Classifier:
                 or is_camel(w)
                 or w.isupper()
                 or w.casefold() in _EXTENSIONS
+                or is_compound(self._vocab, w)
             )
         ]
         names = [w for w in words if self._is_name(w)]

@@ -165,3 +165,14 @@ def test_presidio_is_told_local_addresses_and_networks_are_safe(minimiser: Minim
     assert minimiser.vouches("PHONE_NUMBER", "203.0.113.0/24")
     assert not minimiser.vouches("IP_ADDRESS", "203.0.113.7")
     assert not minimiser.vouches("IP_ADDRESS", "203.0.113.7/32")
+
+
+def test_closed_compounds_of_known_words_are_kept_and_names_run_together_are_not(
+    minimiser: Minimiser,
+) -> None:
+    out = minimiser.minimise(
+        "run manage.py migratestatus, then check include/zlibversion.h and the sshpublickey"
+    ).text
+    assert "include/zlibversion.h" in out and "sshpublickey" in out, out
+    for login in ("peterjones", "luciagomez", "marklewis"):
+        assert login not in minimiser.minimise(f"the login {login} cannot sign in").text
