@@ -28,6 +28,7 @@ from redaction.minimise.pieces import (
     name_shaped,
     neighbour,
     next_is_version,
+    product_before_version,
     sentence_start,
     word_set,
 )
@@ -148,6 +149,11 @@ class Classifier:
         parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
         if next_is_version(pieces, i):
             return "tech"  # "Hugo 0.125", "Nextcloud 28": a product and its version
+        # a word common only outside English may be a surname ("Kowalczyk Media Server 4")
+        foreign = any(p in self._vocab.common and not self._vocab.common[p] & 1 for p in parts)
+        named = any(p in self._vocab.names for p in parts)
+        if not (named or foreign) and product_before_version(pieces, i):
+            return "tech"  # "Jupyter Notebook 7.1": the first word of a product name
         if re.match(r"[^\W\d_][\-][A-Z]", core) and self._word_known(core[2:]):
             return "word"  # "Q-Park", "X-Ray", "e-Tax"
         if any(self._is_name(p) for p in parts):
@@ -175,6 +181,10 @@ class Classifier:
             return "name"
         if all(self._common_here(p) or p in self._vocab.technical for p in parts):
             return "word"
+        if pieces[i].quoted and all(
+            p in self._vocab.common or p in self._vocab.rare for p in parts
+        ):
+            return "word"  # "Failed to create Vulkan instance": a word of a quoted message
         return "name"  # an unknown capitalised word: likely a name, never sent
 
     def _function_here(self, folded: str) -> bool:

@@ -111,7 +111,7 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece], languages: int
         if word in _NAME_CUES or raw in _NAME_CUES or _ends_phrase(pieces, i, _NAME_CUE_PHRASES):
             _drop_names_after(vocab, pieces, i, languages)
         elif word in _WEAK_NAME_CUES:
-            _drop_lower_names_after(vocab, pieces, i)
+            _drop_lower_names_after(vocab, pieces, i, languages)
 
 
 def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
@@ -162,11 +162,12 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
             break
 
 
-def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
+def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:
     """After "for", "from", "hi": drop the lower-case names that follow ("for jan kowal").
 
-    A name that is also a very common word ("will", "john") is dropped only when another
-    name follows it ("from john smith"), never on its own ("for will").
+    A name that is also a very common word ("will", "john"), or a common word of the
+    question's languages ("for repo"), is dropped only when another name follows it
+    ("from john smith"), never on its own ("for will").
     """
     following = [p for p in pieces[i + 1 : i + 3] if p.core]
     if (
@@ -189,6 +190,7 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> N
             and core.replace("-", "").replace("'", "").isalpha()
             and all(is_name(vocab, p) for p in parts)
             and folded not in vocab.very_common
+            and not vocab.common.get(folded, 0) & languages
         )
         if not lower_name:
             break

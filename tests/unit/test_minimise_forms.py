@@ -176,3 +176,25 @@ def test_closed_compounds_of_known_words_are_kept_and_names_run_together_are_not
     assert "include/zlibversion.h" in out and "sshpublickey" in out, out
     for login in ("peterjones", "luciagomez", "marklewis"):
         assert login not in minimiser.minimise(f"the login {login} cannot sign in").text
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Zorbix Media Server 4.2 fails to scan the library", ["Zorbix Media Server 4.2"]),
+        ('the log says "Failed to open Vulkan device" on start', ["Vulkan"]),
+        ("dnf fails for repo 'baseos' on the mirror", ["repo"]),
+    ],
+)
+def test_product_names_quoted_words_and_common_words_after_for_are_kept(
+    minimiser: Minimiser, text: str, kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for term in kept:
+        assert term in out, out
+
+
+def test_a_name_before_a_product_and_after_for_still_goes(minimiser: Minimiser) -> None:
+    out = minimiser.minimise("Nowak Media Server 4.2 fails to scan the library").text
+    assert "Nowak" not in out
+    assert "nowak" not in minimiser.minimise("please reset the password for anna nowak").text
