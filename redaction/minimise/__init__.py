@@ -51,6 +51,12 @@ The package, one responsibility per module:
   neighbourhood tests on them;
 * :mod:`~redaction.minimise.patterns`: the structured values found by pattern;
 * :mod:`~redaction.minimise.cues`: the personal cues and the values dropped after them;
+* :mod:`~redaction.minimise.introductions`: names after a name label ("Titular:"), before
+  "here" at the start of a message, and in a sign-off after a final dash;
+* :mod:`~redaction.minimise.addresses`: address cues, street and unit words, and the
+  clause dropped after them;
+* :mod:`~redaction.minimise.networks`: local IP addresses and networks, which are kept;
+* :mod:`~redaction.minimise.compounds`: closed compounds of known words ("collectstatic");
 * :mod:`~redaction.minimise.classify`: the classification of each remaining piece;
 * :mod:`~redaction.minimise.minimiser`: :class:`Minimiser`, which runs the steps, and its
   result :class:`Minimised`.

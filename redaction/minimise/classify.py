@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
 from redaction.minimise.pieces import (
     CJK,
@@ -27,6 +28,7 @@ from redaction.minimise.pieces import (
     name_shaped,
     neighbour,
     next_is_version,
+    product_before_version,
     sentence_start,
     word_set,
 )
@@ -40,6 +42,12 @@ _EXTENSIONS = word_set(
     "pdf docx xlsx pptx html htm css sql db sqlite pem crt key pub p12 pfx cer lock env "
     "service socket timer plist reg vhdx vmdk img bin efi git"
 )
+
+_PERSONAL_KEYS = word_set(
+    "id uid user username login customer client account member phone tel mobile card iban "
+    "ssn email mail name"
+)
+"""Setting keys whose number is a person's ("user_id=48213"), not a setting's value."""
 
 _HANGUL_ENDINGS = (
     "입니다", "습니다", "합니다", "했습니다", "에서", "에게", "으로", "하고", "이고", "이며",
@@ -141,6 +149,11 @@ class Classifier:
         parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
         if next_is_version(pieces, i):
             return "tech"  # "Hugo 0.125", "Nextcloud 28": a product and its version
+        # a word common only outside English may be a surname ("Kowalczyk Media Server 4")
+        foreign = any(p in self._vocab.common and not self._vocab.common[p] & 1 for p in parts)
+        named = any(p in self._vocab.names for p in parts)
+        if not (named or foreign) and product_before_version(pieces, i):
+            return "tech"  # "Jupyter Notebook 7.1": the first word of a product name
         if re.match(r"[^\W\d_][\-][A-Z]", core) and self._word_known(core[2:]):
             return "word"  # "Q-Park", "X-Ray", "e-Tax"
         if any(self._is_name(p) for p in parts):
@@ -148,7 +161,7 @@ class Classifier:
             after_product = (
                 prev is not None and prev.kind == "tech" and joined(pieces, prev, pieces[i])
             )
-            common = folded in self._vocab.common
+            common = self._common_here(folded)
             in_phrase = not sentence_start(pieces, i) and (
                 self._plain_title(neighbour(pieces, i, -1), pieces[i])
                 or self._plain_title(neighbour(pieces, i, 1), pieces[i])
@@ -159,7 +172,7 @@ class Classifier:
                 and capitalised(pieces[i + 1].core)
                 and next_is_version(pieces, i + 1)
             )
-            if folded in self._vocab.function or (
+            if self._function_here(folded) or (
                 common and (pieces[i].quoted or after_product or in_phrase or before_product)
             ):
                 # "'Internal Server Error'", "Ubuntu Server", "Mercado Pago", "Little Snitch
@@ -168,7 +181,19 @@ class Classifier:
             return "name"
         if all(self._common_here(p) or p in self._vocab.technical for p in parts):
             return "word"
+        if pieces[i].quoted and all(
+            p in self._vocab.common or p in self._vocab.rare for p in parts
+        ):
+            return "word"  # "Failed to create Vulkan instance": a word of a quoted message
         return "name"  # an unknown capitalised word: likely a name, never sent
+
+    def _function_here(self, folded: str) -> bool:
+        """True when ``folded`` is a function word of the question's languages (or English).
+
+        "Dan" is a function word in Dutch ("then"), not in an English question, where it is
+        a name.
+        """
+        return bool(self._vocab.function.get(folded, 0) & self._languages)
 
     def _common_here(self, folded: str) -> bool:
         """True when ``folded`` is a common word of the question's languages (or English).
@@ -183,7 +208,7 @@ class Classifier:
         if other is None or not capitalised(other.core) or not joined_pieces(other, piece):
             return False
         folded = other.core.casefold()
-        return folded in self._vocab.common and not self._is_name(folded)
+        return folded in self._vocab.common and folded not in self._vocab.names
 
     def _classify_lower(self, core: str) -> str:
         folded = core.casefold()
@@ -198,6 +223,8 @@ class Classifier:
             return "word"
         if all(known) and len(parts) == 1 and folded in self._vocab.common:
             return "lname"  # a common word that is also a name: kept unless beside one
+        if len(parts) == 1 and is_compound(self._vocab, folded):
+            return "word"  # "collectstatic", "publickey": known words run together
         return "name" if any(names) else "drop"
 
     def _classify_uncased(self, core: str) -> str:
@@ -255,8 +282,12 @@ class Classifier:
             name, rest = core[: 1 + given], core[1 + given :]
             if len(name) < 1 + given or name in self._vocab.common:
                 continue
-            if given == 2 and name[1:] in self._vocab.common:
-                continue  # "时出现": a word ("出现", appear) after the character
+            # a lone three-character run whose last two make a rarer word is still a name
+            # ("王小明"), unless they are a very common word ("时出现": "出现", appear)
+            alone = rest == "" and len(core) == 3 and core not in self._vocab.common
+            rare_given = alone and name[1:] not in self._vocab.very_common
+            if given == 2 and name[1:] in self._vocab.common and not rare_given:
+                continue
             if rest[:1] in _AFTER_CHINESE_NAME or (rest == "" and len(core) <= 3):
                 return True
         return False
@@ -265,13 +296,17 @@ class Classifier:
         code = re.fullmatch(r"([A-Z]{2,})-?\d{5,8}", core)
         if code and (len(code.group(1)) >= 4 or self._word_known(code.group(1))):
             return "tech"  # "AADSTS700016", "ORA-00942": a vendor's error code
-        if re.search(r"\d{6,}", core) and not re.fullmatch(
-            r"(?:0x[0-9a-f]+|kb\d+|[0-9a-f]{8,}|[\d.]+|.*\.\w+)", core, re.I
+        if (
+            re.search(r"\d{6,}", core)
+            and not re.fullmatch(r"(?:0x[0-9a-f]+|kb\d+|[0-9a-f]{8,}|[\d.]+|.*\.\w+)", core, re.I)
+            and not self._digits_are_hex_or_setting(core)
         ):
             return "drop"  # an id-like run of digits inside a code ("T22000129")
         login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
         if login and not self._word_known(login.group(1)) and not core.isupper():
             return "drop"  # "jdoe42", "mkowalski_88": a login, unless its word is known
+        if self._login_with_number(core):
+            return "drop"
         parts = [p for p in _SPLIT.split(core) if p and not any(c.isdigit() for c in p)]
         for part in parts:
             for word in re.findall(r"[^\W\d_]{4,}", part):
@@ -279,6 +314,44 @@ class Classifier:
                 if unknown_name and (not word[0].isupper() or word[1:].islower()):
                     return "drop"  # "jlfb_1979", "DreLyle77"
         return "tech"
+
+    def _digits_are_hex_or_setting(self, core: str) -> bool:
+        """True when every long run of digits is part of a hex digest or a setting's value.
+
+        A digest, UUID or cloud id is lower-case hex with letters and digits mixed
+        ("sha256:4f0c…", "ami-0b7e…"); a setting is a key of known words and a number
+        ("max.poll.interval.ms=300000"), unless the key names a person's number ("user_id=").
+        """
+        setting = re.fullmatch(r"([a-z][\w.\-]*)=(\d+)", core)
+        if setting:
+            keys = [k for k in re.split(r"[._\-]", setting.group(1)) if k]
+            return all(self._word_known(k) or k in self._vocab.rare for k in keys) and not any(
+                k in _PERSONAL_KEYS for k in keys
+            )
+        for part in re.split(r"[^0-9A-Za-z]+", core):
+            if re.search(r"\d{6,}", part) and not (
+                re.fullmatch(r"[0-9a-f]{8,}", part)
+                and len(re.findall(r"[a-f]", part)) >= 2
+                and len(re.findall(r"\d", part)) >= 2
+            ):
+                return False
+        return True
+
+    def _login_with_number(self, core: str) -> bool:
+        """True for a lower-case login of words and a name, then two digits or a year.
+
+        "anna.berg.1987", "li_na_88": one to three word parts, at least one a name of the
+        lists and none a technical term, then a two-digit number or a year.
+        """
+        login = re.fullmatch(
+            r"([^\W\d_]{2,}(?:[._][^\W\d_]{2,}){0,2})[._\-]?(\d{2}|(?:19|20)\d{2})", core
+        )
+        if not login or not core.islower():
+            return False
+        words = re.split(r"[._]", login.group(1))
+        return any(self._is_name(w) for w in words) and not any(
+            w in self._vocab.technical or w in _EXTENSIONS for w in words
+        )
 
     def _classify_identifier(self, core: str) -> str:
         parts = [p for p in _SPLIT.split(core) if p]
@@ -307,6 +380,7 @@ class Classifier:
                 or is_camel(w)
                 or w.isupper()
                 or w.casefold() in _EXTENSIONS
+                or is_compound(self._vocab, w)
             )
         ]
         names = [w for w in words if self._is_name(w)]
@@ -331,12 +405,25 @@ class Classifier:
             )
         return all(sides)
 
+    def _named_term(self, pieces: list[Piece], i: int) -> bool:
+        """True for a capitalised term of the name lists right before or after a name."""
+        core = pieces[i].core
+        if not (core.isalpha() and capitalised(core) and core.casefold() in self._vocab.names):
+            return False
+        near = [neighbour(pieces, i, -1), neighbour(pieces, i, 1)]
+        return any(
+            n is not None and n.kind == "name" and joined(pieces, pieces[i], n) for n in near
+        )
+
     def spread_names(self, pieces: list[Piece], caps_text: bool) -> None:
         """A capitalised word (or a lower-case name) beside a dropped name goes with it."""
         changed = True
         while changed:
             changed = False
             for i, piece in enumerate(pieces):
+                if piece.kind == "tech" and not piece.forced and self._named_term(pieces, i):
+                    piece.kind, changed = "name", True  # "Catalina Ureña": a term that is a name
+                    continue
                 if piece.kind not in ("word", "lname", "cname", "acro") or piece.forced:
                     continue
                 if piece.core.casefold() in PARTICLES and self._between_names(pieces, i):

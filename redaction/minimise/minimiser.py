@@ -14,8 +14,11 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from redaction.minimise.addresses import apply_address_cues
 from redaction.minimise.classify import Classifier
 from redaction.minimise.cues import apply_cues
+from redaction.minimise.introductions import apply_introductions
+from redaction.minimise.networks import is_local_address, is_network
 from redaction.minimise.patterns import EMAIL, QUOTED, forced_spans, is_version
 from redaction.minimise.pieces import CJK, Piece, mostly_caps, neighbour_kept, split_pieces
 from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
@@ -100,11 +103,8 @@ class Minimiser:
         """
         pieces = split_pieces(text)
         words = [p.core.casefold() for p in pieces if p.core]
-        classifier = Classifier(
-            self._vocab,
-            self._ask_corpus(pieces),
-            languages=self._vocab.question_languages(words),
-        )
+        languages = self._vocab.question_languages(words)
+        classifier = Classifier(self._vocab, self._ask_corpus(pieces), languages=languages)
         for m in QUOTED.finditer(text):
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
@@ -113,7 +113,9 @@ class Minimiser:
         for piece in pieces:
             if any(s < piece.end and piece.start < e for s, e in forced):
                 piece.kind, piece.forced = "drop", True
-        apply_cues(self._vocab, text, pieces)
+        apply_cues(self._vocab, text, pieces, languages)
+        apply_address_cues(self._vocab, text, pieces)
+        apply_introductions(self._vocab, pieces, languages)
         caps_text = mostly_caps(pieces)
         for i, piece in enumerate(pieces):
             if not piece.forced:
@@ -152,23 +154,27 @@ class Minimiser:
     def vouches(self, entity: str, span: str) -> bool:
         """True when a second-layer detection in the minimised text is a known false shape.
 
-        Only three shapes, each checked by the minimiser's own stricter rules:
+        Only four shapes, each checked by the minimiser's own stricter rules:
 
         * ``EMAIL_ADDRESS`` that is not an address by
           :data:`~redaction.minimise.patterns.EMAIL` (a domain needs a letters-only top
           level, and nothing before the local part may be ``/`` or ``@``:
           "@angular/core@17.3.1", "git@gitlab.com:group/repo.git");
-        * ``PHONE_NUMBER`` that is a dotted version ("124.0.6367.91");
+        * ``PHONE_NUMBER`` that is a dotted version ("124.0.6367.91") or a network;
+        * ``IP_ADDRESS`` that is a local address or a network
+          (:mod:`~redaction.minimise.networks`: "10.0.4.12", "198.51.100.0/24");
         * ``PERSON`` whose words are all common words or technical terms and none is a
           given name or surname in the name lists ("Little Snitch", "Okta Verify").
 
-        Every other detection (IP addresses, cards, IBANs, national ids, deny terms...) is
+        Every other detection (public IP addresses, cards, IBANs, national ids, deny terms...) is
         never vouched for.
         """
         if entity == "EMAIL_ADDRESS":
             return span.casefold().startswith("git@") or EMAIL.search(span) is None
         if entity == "PHONE_NUMBER":
-            return is_version(span.strip())
+            return is_version(span.strip()) or is_network(span)
+        if entity == "IP_ADDRESS":
+            return is_local_address(span) or is_network(span)
         if entity == "PERSON":
             words = [w.casefold() for w in re.findall(r"[^\W\d_]{2,}", span)]
             return bool(words) and all(

@@ -14,13 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from redaction.minimise.networks import is_local_address, is_network
 from redaction.minimise.pieces import word_set
 
 EMAIL = re.compile(
     r"(?<![/@\w])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[^\W\d_]{2,}(?![\w@])"
     r"|[\w.+\-]+\s*(?:\(at\)|\[at\]|\{at\})\s*[\w\-]+"
     r"(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\sdot\s|\.)\s*[\w\-]+)+"
-    r"|[\w.+\-]+(?:\s+dot\s+[\w\-]+)*\s(?:at|arroba|chez|bei|presso|na)\s[\w\-]+"
+    r"|[\w.+\-]+(?:\s+(?:dot|punto|point|punkt|ponto|kropka)\s+[\w\-]+)*"
+    r"\s(?:at|arroba|chez|bei|presso|na|chiocciola|arobase|klammeraffe|ma\u0142pa|sobaka)\s[\w\-]+"
     r"(?:(?:\s*(?:\(dot\)|\[dot\]|\{dot\}|\s(?:dot|punto|point|punkt|ponto|kropka)\s)\s*[\w\-]+)+"
     r"|(?:\.[\w\-]+)*\.(?:com|org|net|edu|gov|io|co|uk|de|fr|es|it|nl|pl|pt|ca|cn|jp|in|br|ru|au))"
     r"(?!\w)",
@@ -32,7 +34,7 @@ _IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){3,7}[0-9a-f]{1,4}(?![\w:]|/\d)
 _IBAN = re.compile(r"(?<![\w])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?!\w)")
 _DATE = re.compile(
     r"(?<![\w.])(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d{2}|(?:19|20)\d{2}[/\-]\d{1,2}[/\-]\d{1,2}"
-    r"|(?:19|20)\d{2}\.\d{2}\.\d{2})(?![\w.])"
+    r"|(?:19|20)\d{2}\.\d{2}\.\d{2})(?!\w|\.\d)"
     # year, month and day written with CJK units ("1985年4月12日", "1990년 3월 5일"), and a
     # Vietnamese or Thai spelled-out date ("ngày 3 tháng 3 năm 1988")
     r"|(?:19|20)\d{2}\s*[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]?"
@@ -50,6 +52,11 @@ _PLATES = re.compile(
     r"|\d{1,3}-[A-Z]{2,3}-\d{1,3}|[A-Z]{2}-\d{2,3}-[A-Z]{1,2}"  # Netherlands: "12-ABC-3"
     r"|[A-Z]{2,3}\s\d{3,5}[A-Z]?"  # Nordic/Poland/Greece: "ABC 123", "WA 12345"
     r"|\d{2,3}[\uac00-\ud7a3]\s?\d{4}"  # Korea: "12가 3456"
+    r"|\d[A-Z]{3}\d{3}"  # United States (California-style): "4DEF567"
+    r"|[A-Z]{3}\d[A-Z]\d{2}"  # Mercosur: "ABC1D23"
+    r"|[\u0391-\u03a9]{3}[\-\s]?\d{4}"  # Greece, in Greek capitals: "ABE-1234"
+    # Japan: a place name, a class number, a kana and a number ("横浜 500 さ 12-34")
+    r"|[\u4e00-\u9fff]{1,4}\s?\d{2,3}\s?[\u3040-\u309f]\s?\d{1,2}-\d{2}"
     r")(?![\w\-]|\.\d)"
 )
 """Number plates in the national formats of the support languages' countries. A match of an
@@ -62,13 +69,18 @@ _NOT_PLATE = word_set(
 )
 """Acronyms before a number that are a technical id, not a plate ("Event ID 4625",
 "Firefox ESR 115", "RFC 7231")."""
+_TOWN_CAPITAL = "A-ZÀ-ÖØ-Þ\u0100-\u017f\u0386-\u038f\u0391-\u03a9\u0400-\u042f"
 _POSTCODE_TOWN = re.compile(
-    r"(?<![\w.\-])(?:\d{5}|\d{2}-\d{3}|\d{4}(?:\s?[A-Z]{2})?)\s+"
-    r"(?:[A-ZÀ-ÖØ-Þ\u0100-\u017f][^\W\d_]+(?:[\s\-][A-ZÀ-ÖØ-Þ\u0100-\u017f][^\W\d_]+)?)"
+    r"(?<![\w.\-])(?:\d{5}|\d{2}-\d{3}|\d{3}\s\d{2}|\d{4}(?:\s?[A-Z]{2})?)\s+"
+    rf"(?:[{_TOWN_CAPITAL}][^\W\d_]+(?:[\s\-][{_TOWN_CAPITAL}][^\W\d_]+)?)"
 )
 """A postal code and the town after it ("69003 Lyon", "00-514 Warszawa", "1012 AB
 Amsterdam"); not after a capitalised product word or a number word ("SQL Server 2019
 Express", "port 5432 Postgres"), and a four-digit year is not a postal code."""
+_EIRCODE = re.compile(
+    r"(?<![\w\-])[AC-FHKNPRTV-Y]\d{2}\s?(?=[A-Z0-9]{0,3}\d)(?=[0-9]{0,3}[A-Z])[AC-FHKNPRTV-Y0-9]{4}(?!\w)"
+)
+"""An Irish Eircode: a routing key and four letters and digits, both present ("D04 K7R2")."""
 _UK_POSTCODE = re.compile(r"(?:\b(?P<town>[A-Z][a-z]+),?\s)?\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b")
 """A UK postcode and the town written before it ("Leeds LS6 2AB")."""
 _MONTHS = (
@@ -94,6 +106,10 @@ _WORD_DATE = re.compile(
 )
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
+_VERSION_WORDS = word_set(
+    "build version versión versão versione versie wersja sürüm версия версія έκδοση"
+)
+"""Words before a dotted build number of long groups ("build 19045.4170")."""
 _NUMBER_WORDS = _NUMBER_OK_BEFORE | word_set(
     "version release update patch firmware model id pid uid exit line step top over under to "
     "from of with about nearly than"
@@ -129,6 +145,8 @@ def forced_spans(
                 _after_product(text, m.start()) or re.search(r"(?:^|\.)0\d", m.group())
             ):
                 continue  # "Rails 7.1.3.2", "firmware 7.00.00.171": a four-part version
+            if pattern in (_IPV4, _IPV6) and is_local_address(m.group()):
+                continue  # "10.0.4.12", "0.0.0.0": a local address identifies no one
             spans.append(m.span())
     for m in _PLATES.finditer(text):
         letters = re.findall(r"[^\W\d_]+", m.group())
@@ -152,8 +170,10 @@ def forced_spans(
         spans.append(m.span())
     for m in _UK_POSTCODE.finditer(text):
         town = m.group("town")
-        start = m.end("town") + 1 if town and technical(town) else m.start()
+        start = m.end("town") + 1 if town and technical(town) else _address_lines(text, m.start())
         spans.append((start, m.end()))
+    for m in _EIRCODE.finditer(text):
+        spans.append((_address_lines(text, m.start()), m.end()))
     for m in _DIGIT_RUN.finditer(text):
         value = m.group()
         digits = sum(c.isdigit() for c in value)
@@ -163,17 +183,41 @@ def forced_spans(
             spans.append(m.span())  # "06.12.34.56.78": a French number, not a version
             continue
         groups = re.findall(r"\d+", value)
-        if any(is_version(chunk) for chunk in value.split()):
+        if any(is_version(chunk) for chunk in value.split()) or is_network(value):
             continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])
-        if before and before[-1].casefold() in _NUMBER_OK_BEFORE and len(groups) == 1:
-            continue  # "KB 5034441", "error 18456"
+        last = before[-1].casefold() if before else ""
+        if last in _NUMBER_OK_BEFORE and len(groups) <= 2:
+            continue  # "KB 5034441", "error 18456", "ERROR 1045 (28000)", "error 2004-0017"
+        if last in _VERSION_WORDS and re.fullmatch(r"\d+(?:\.\d+)+", value):
+            continue  # "build 19045.4170", "version 24004.1307.2669.7070"
         spans.append(m.span())
     for term in deny_terms:
         if term.strip():
             for m in re.finditer(rf"(?<!\w){re.escape(term.strip())}(?!\w)", text, re.I):
                 spans.append(m.span())
     return spans
+
+
+_ADDRESS_LINE_TOKEN = re.compile(r"(?:[A-Z][\w'\u2019\-]*\.?|\d{1,5}[A-Za-z]?(?:/\d{1,4})?),?")
+
+
+def _address_lines(text: str, start: int) -> int:
+    """Where the address lines before a postcode at ``start`` begin ("9 Quay Road, Cobh, ").
+
+    Walks back over at most eight capitalised words and house numbers (with the commas
+    between them), stopping at any other word or at the end of a sentence.
+    """
+    tokens = list(re.finditer(r"\S+", text[:start]))
+    begin = start
+    for token in reversed(tokens[-8:]):
+        word = token.group()
+        if not _ADDRESS_LINE_TOKEN.fullmatch(word) or word.endswith(("!", "?", ";")):
+            break
+        if word.endswith(".") and len(word.rstrip(".")) > 3:
+            break  # the end of a sentence, not an abbreviation ("Co.", "St.")
+        begin = token.start()
+    return begin
 
 
 def _after_product(text: str, start: int) -> bool:

@@ -130,6 +130,23 @@ def next_is_version(pieces: list[Piece], i: int) -> bool:
     )
 
 
+def product_before_version(pieces: list[Piece], i: int, words: int = 2) -> bool:
+    """True when up to ``words`` capitalised words, then a version, follow piece ``i``.
+
+    "Jupyter Notebook 7.1.2", "Acme Security Center 5.11": the words are joined by single
+    spaces and no punctuation, so they read as one product name.
+    """
+    j = i
+    for _ in range(words):
+        nxt = pieces[j + 1] if j + 1 < len(pieces) else None
+        if nxt is None or not joined_pieces(pieces[j], nxt) or not capitalised(nxt.core):
+            return False
+        j += 1
+        if next_is_version(pieces, j):
+            return True
+    return False
+
+
 def sentence_start(pieces: list[Piece], i: int) -> bool:
     """True when piece ``i`` starts a sentence (or the text)."""
     prev = neighbour(pieces, i, -1)
