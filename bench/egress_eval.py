@@ -14,11 +14,14 @@ split prints every miss: ``heldout`` stayed unseen through the first minimiser a
 opened for tuning once the ``fresh`` part existed (2026-12-02); ``fresh``, written
 afterwards by a helper that saw neither the redactor nor the other parts, was reported in
 aggregate only until a new sealed split existed, and was opened for tuning on 2026-12-02
-too. All three splits are now in-sample::
+too. Those three splits are now in-sample. ``sealed``, written on 2026-12-02 by another
+helper that saw neither the redactor nor any other split, is the out-of-sample part: it
+prints aggregates only, never a value, term or miss::
 
     .venv/bin/python -m bench.egress_eval                      # dev, with every miss
     .venv/bin/python -m bench.egress_eval --split heldout      # tuned on since 2026-12-02
     .venv/bin/python -m bench.egress_eval --split fresh        # tuned on since 2026-12-02
+    .venv/bin/python -m bench.egress_eval --split sealed       # out of sample: figures only
     .venv/bin/python -m bench.egress_eval --redact-only        # Presidio alone
 """
 
@@ -41,13 +44,14 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "egress"
 def main(argv: list[str] | None = None) -> None:
     """Measure one split and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--split", choices=["dev", "heldout", "fresh"], default="dev")
+    parser.add_argument("--split", choices=["dev", "heldout", "fresh", "sealed"], default="dev")
     parser.add_argument("--redact-only", action="store_true", help="Presidio alone")
     args = parser.parse_args(argv)
     personal = load_questions(DATA / f"personal.{args.split}.jsonl")
     technical = load_questions(DATA / f"technical.{args.split}.jsonl")
     presidio = build_redactor()
     redactor: Redactor = presidio if args.redact_only else MinimisingRedactor(presidio)
+    show = args.split != "sealed"  # the out-of-sample split: aggregates only
     mode = "redact only (Presidio)" if args.redact_only else "minimise, then redact"
 
     recall = measure_recall(redactor, personal)
@@ -59,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     caught = sum(r.caught for r in recall.by_type)
     total = sum(r.total for r in recall.by_type)
     print(f"{'all':<16}{caught:>8}{total:>7}  ({caught / total:.1%})")
-    for miss in recall.misses:
+    for miss in recall.misses if show else ():
         print(f"  MISS {miss.item.type} {miss.item.value!r} -> {miss.search_text!r}")
 
     for name, questions in (("personal", personal), ("technical", technical)):
@@ -70,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
             f" ({terms.searchable_share:.1%}), verbatim {terms.kept}/{terms.total}"
             f" ({terms.share:.1%}); web round skipped for {withheld}/{len(questions)}"
         )
-        for _question, term, sent in terms.lost:
+        for _question, term, sent in terms.lost if show else ():
             print(f"  LOST {term!r} -> {sent!r}")
 
     times = []
