@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TypedDict
 
-from pipeline.state import CIRCUIT_OPEN, ModelCall
+from pipeline.state import CIRCUIT_OPEN
+from pipeline.values import ModelCall
 
 
 class Tokens(TypedDict):

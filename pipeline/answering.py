@@ -22,7 +22,6 @@ from pipeline.conflicts import (
 )
 from pipeline.deps import Deps
 from pipeline.documents import Document
-from pipeline.edges import abstain_reason, spent, unusable_grading
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
@@ -43,8 +42,10 @@ from pipeline.schemas import (
     LatinGeneratedAnswer,
     Verification,
 )
-from pipeline.state import Claim, ConflictRecord, CragState, Generation, Update, asked
+from pipeline.standing import abstain_reason, spent, unusable_grading
+from pipeline.state import CragState, Update, asked
 from pipeline.tracing import traced_node
+from pipeline.values import Claim, ConflictRecord, Generation
 
 
 def relevant_documents(state: CragState) -> list[Document]:
@@ -99,7 +100,7 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
         update |= settled
     sources = [] if state["route"] == "direct" else sources_shown(state)
     messages = prompts.generator_messages(asked(state), sources, state.get("feedback", ""))
-    meter = Meter(deps.models.fallbacks, deps.breaker)
+    meter = Meter.of(deps)
     update["calls"] = meter.calls
     schema: type[DirectReply | GeneratedAnswer] = DirectReply
     if state["route"] != "direct":
@@ -160,7 +161,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         # An unusable reply already said why (generate's feedback); keep that reason.
         reason = state.get("feedback") or "; ".join(problems)
         return {"grounded": False, "resolves": False, "feedback": reason}
-    meter = Meter(deps.models.fallbacks, deps.breaker)
+    meter = Meter.of(deps)
     update: Update = {"calls": meter.calls}
     if direct:
         return update | _check_direct(state, deps, meter, generation["answer"])

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from pipeline.documents import Document
 from pipeline.lexical import identifiers
-from pipeline.state import Claim
+from pipeline.values import Claim
 
 _ASPECTS: tuple[tuple[str, str], ...] = (
     ("default", r"\bdefault(?:s|ed)?\b|\bout of the box\b|\bunless (?:set|changed)\b"),

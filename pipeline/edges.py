@@ -11,47 +11,17 @@ from typing import Literal
 
 from langgraph.types import Send
 
-from pipeline.accounting import made
 from pipeline.history import earlier_answer
-from pipeline.state import AbstainReason, CragState, asked
+from pipeline.standing import (
+    confidence_tier,
+    over_budget,
+    relevant_count,
+    unusable_grading,
+    web_left,
+)
+from pipeline.state import CragState, asked
 
 Fallback = Literal["redact_query", "abstain"]
-Tier = Literal["correct", "ambiguous", "incorrect"]
-
-
-def unusable_grading(state: CragState) -> bool:
-    """True when the round had chunks and no grader reply about them could be used."""
-    graded = [g for g in state.get("graded", []) if g["round"] == state.get("round")]
-    return bool(graded) and not any(g.get("usable", True) for g in graded)
-
-
-def relevant_count(state: CragState) -> int:
-    """Number of chunks the graders kept in the current round."""
-    return sum(1 for g in state.get("graded", []) if g["relevant"])
-
-
-def spent(state: CragState) -> int:
-    """Chat-model calls made so far this turn (failed and retried ones included)."""
-    return len(made(state.get("calls", [])))
-
-
-def over_budget(state: CragState, upcoming: int = 1) -> bool:
-    """True when ``upcoming`` more model calls would pass the turn's or the thread's ceiling."""
-    after = spent(state) + upcoming
-    budget = state["budget"]
-    return (
-        after > budget["max_model_calls"]
-        or state.get("thread_calls", 0) + after > budget["max_thread_calls"]
-    )
-
-
-def web_left(state: CragState) -> bool:
-    """True when web search is on and this turn has had no web round (sent or skipped)."""
-    return (
-        state["budget"]["web_enabled"]
-        and not state.get("web_used", False)
-        and not state.get("web_skipped")
-    )
 
 
 def fallback(state: CragState) -> Fallback:
@@ -126,21 +96,6 @@ def fan_out_grading(state: CragState) -> list[Send] | Literal["assess_grades", "
     ]
 
 
-def confidence_tier(state: CragState) -> Tier:
-    """The CRAG confidence tier of the current round's grades (Yan et al. 2024, §4.3).
-
-    ``correct``: some chunk scores at or above the upper threshold; ``incorrect``: none
-    reaches the lower threshold (or the round found nothing); ``ambiguous``: in between.
-    """
-    budget = state["budget"]
-    best = max((g["score"] for g in state.get("graded", [])), default=0.0)
-    if best >= budget["upper_threshold"]:
-        return "correct"
-    if best >= budget["lower_threshold"]:
-        return "ambiguous"
-    return "incorrect"
-
-
 def after_grading(
     state: CragState,
 ) -> Literal["generate", "rewrite_query", "redact_query", "abstain"]:
@@ -172,11 +127,6 @@ def after_grading(
     if state.get("rewrites", 0) < budget["max_rewrites"]:
         return "rewrite_query"
     return fallback(state)
-
-
-def kept_for_web_round(state: CragState) -> bool:
-    """Keep this round's relevant index chunks beside the web results (ambiguous tier)."""
-    return state.get("round_source") == "index" and confidence_tier(state) == "ambiguous"
 
 
 def after_rewrite(state: CragState) -> Literal["retrieve", "redact_query", "abstain"]:
@@ -220,21 +170,3 @@ def after_verify(
     ):
         return "rewrite_query"
     return "abstain"
-
-
-def abstain_reason(state: CragState) -> AbstainReason:
-    """The reason code for an abstention, derived from the state the turn ended in."""
-    if state.get("model_error"):
-        return "model_unavailable"
-    if over_budget(state):
-        return "budget_exhausted"
-    if state.get("model_unusable") or unusable_grading(state):
-        return "model_unusable"
-    conflict = state.get("conflict")
-    if conflict is not None and conflict["settled"] == "abstained":
-        return "conflicting_sources"
-    if state.get("generation") is not None and state.get("grounded") is not None:
-        return "off_target" if state["grounded"] else "ungrounded"
-    if state.get("retrieval_error"):
-        return "retrieval_unavailable"  # the index (or web search) could not be searched
-    return "no_relevant_sources"

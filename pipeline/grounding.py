@@ -20,7 +20,7 @@ from pipeline.lexical import (
     support_ratio,
     unsupported_words,
 )
-from pipeline.state import Generation
+from pipeline.values import Generation
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _NON_WORD = re.compile(r"[^\w]+")

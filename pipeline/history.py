@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from pipeline.grounding import normalise_query
-from pipeline.state import Turn
+from pipeline.values import Turn
 
 CHARS_PER_TOKEN = 4
 """Rough size of a token in English text, for budgeting without a tokenizer."""

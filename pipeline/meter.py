@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage
 from opentelemetry import trace
 from pydantic import BaseModel
 
-from pipeline.deps import CircuitBreaker
+from pipeline.deps import CircuitBreaker, Deps
 from pipeline.llm import (
     BadReply,
     ModelUnavailable,
@@ -24,8 +24,9 @@ from pipeline.llm import (
     endpoint_key,
     model_name,
 )
-from pipeline.state import CIRCUIT_OPEN, ModelCall
+from pipeline.state import CIRCUIT_OPEN
 from pipeline.tracing import model_span, record_usage
+from pipeline.values import ModelCall
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -45,6 +46,11 @@ class Meter:
         self.calls: list[ModelCall] = []
         self._fallbacks = tuple(fallbacks)
         self._breaker = breaker
+
+    @classmethod
+    def of(cls, deps: Deps) -> Meter:
+        """A node's meter over the run's fallback models and circuit breaker."""
+        return cls(deps.models.fallbacks, deps.breaker)
 
     def _record(self, kind: str, usage: Usage, error: str | None = None) -> None:
         self.calls.append(

@@ -21,25 +21,18 @@ from pipeline import prompts
 from pipeline.callouts import WITHHELD, withhold_callouts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
-from pipeline.edges import kept_for_web_round
 from pipeline.grounding import normalise_query
 from pipeline.history import earlier_answer, history_budget, render_history
 from pipeline.lexical import content_terms, keeps_the_message
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.refine import excerpt
-from pipeline.rules import asks_about_recent_events, is_small_talk
+from pipeline.rules import is_small_talk, ruled_route
 from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
-from pipeline.state import (
-    RESET,
-    CragState,
-    FlaggedSource,
-    GradedDocument,
-    Route,
-    Update,
-    asked,
-)
+from pipeline.standing import kept_for_web_round
+from pipeline.state import RESET, CragState, Route, Update, asked, turn_reset
 from pipeline.tracing import traced_node
+from pipeline.values import FlaggedSource, GradedDocument
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +55,8 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
         raise ValueError("question is empty")
     return {
         "question": question,
-        "standalone": None,
+        **turn_reset(),
         "query": question,
-        "queries_tried": [],
         "budget": {
             "max_rewrites": limits.max_rewrites,
             "max_generations": limits.max_generations,
@@ -75,29 +67,6 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
             "lower_threshold": limits.lower_threshold,
             "web_enabled": deps.web_enabled,
         },
-        "documents": [],
-        "kept": [],
-        "round": -1,
-        "graded": [RESET],
-        "retrieval_error": None,
-        "web_query": None,
-        "web_skipped": None,
-        "flagged": [],
-        "conflict": None,
-        "distrusted": [],
-        "web_used": False,
-        "generation": None,
-        "feedback": "",
-        "grounded": None,
-        "resolves": None,
-        "duplicate_query": False,
-        "rewrites": 0,
-        "generations": 0,
-        "calls": [RESET],
-        "model_error": None,
-        "model_unusable": None,
-        "outcome": None,
-        "trace": [RESET],
     }
 
 
@@ -109,7 +78,7 @@ def condense_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     (:mod:`pipeline.history`). If the condenser fails, the message is used as it is.
     """
     deps = runtime.context
-    meter = Meter(deps.models.fallbacks, deps.breaker)
+    meter = Meter.of(deps)
     history = render_history(
         state.get("history", []), history_budget(deps.limits.context_window_tokens)
     )
@@ -143,7 +112,7 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     deps = runtime.context
     if earlier_answer(state.get("history", []), asked(state)) is not None:
         return {"route": "history", "route_reason": "answered earlier in this thread"}
-    meter = Meter(deps.models.fallbacks, deps.breaker)
+    meter = Meter.of(deps)
     update: Update = {}
     route: Route
     if not deps.web_enabled:
@@ -161,12 +130,7 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
             route, reason = "vectorstore", f"invalid router reply, defaulted: {exc}"
         except ModelUnavailable as exc:
             route, reason = "vectorstore", f"router unavailable, defaulted: {exc}"
-    if route == "direct" and not is_small_talk(state["question"]):
-        route, reason = "vectorstore", "the direct route is only for small talk"
-    if route == "vectorstore" and deps.web_enabled and asks_about_recent_events(asked(state)):
-        route, reason = "web_search", "the question is about recent events"
-    if route == "web_search" and not deps.web_enabled:
-        route, reason = "vectorstore", "web search is off for this job"
+    route, reason = ruled_route(route, reason, asked(state), web_enabled=deps.web_enabled)
     if route == "vectorstore":
         try:
             size = deps.retriever.count() if deps.retriever else 0
@@ -215,7 +179,7 @@ def grade_chunk(task: GradeTask, runtime: Runtime[Deps]) -> Update:
     (nothing unverified is kept); an outage is recorded as ``model_error``.
     """
     deps = runtime.context
-    meter = Meter(deps.models.fallbacks, deps.breaker)
+    meter = Meter.of(deps)
     shown = excerpt(task["document"], content_terms(task["question"]))
     messages = prompts.grader_messages(task["question"], shown)
     update: Update = {}
@@ -257,7 +221,7 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     if state.get("grounded") and not state.get("resolves"):
         reasons.insert(0, "the answer from these sources did not resolve the question")
     messages = prompts.rewriter_messages(asked(state), state["queries_tried"], reasons)
-    meter = Meter(deps.models.fallbacks, deps.breaker)
+    meter = Meter.of(deps)
     update: Update = {
         "rewrites": state["rewrites"] + 1,
         "generation": None,

@@ -2,12 +2,15 @@
 
 The product ships only grounded answers, so the direct (source-less) route is reserved for
 small talk, and questions about what happened in the last days go to the web, which a
-private index cannot know about. Both are pure functions of the question text.
+private index cannot know about. All are pure functions of the question text (and, for
+:func:`ruled_route`, whether the job may search the web).
 """
 
 from __future__ import annotations
 
 import re
+
+from pipeline.state import Route
 
 _SMALL_TALK = re.compile(
     r"^\s*(hi|hello|hey|hiya|good (morning|afternoon|evening|night)|thanks|thank you|thx|"
@@ -36,3 +39,27 @@ def is_small_talk(message: str) -> bool:
 def asks_about_recent_events(question: str) -> bool:
     """True when the question is about the last days ("this week", "today", "latest news")."""
     return bool(_RECENT.search(question))
+
+
+def ruled_route(
+    route: Route, reason: str, question: str, *, web_enabled: bool
+) -> tuple[Route, str]:
+    """Apply the hard rules to the router's choice; returns ``(route, reason)``.
+
+    In order: ``direct`` is only for small talk (else ``vectorstore``); a question about
+    recent events goes to the web when it is on; the web is never chosen when it is off.
+    The index rules (empty or unreadable) need I/O and stay in the node.
+
+    Args:
+        route: The router's route (or the default when it was not asked or failed).
+        reason: Its reason.
+        question: The question the turn answers (the standalone form of a follow-up).
+        web_enabled: Whether this job may search the web.
+    """
+    if route == "direct" and not is_small_talk(question):
+        route, reason = "vectorstore", "the direct route is only for small talk"
+    if route == "vectorstore" and web_enabled and asks_about_recent_events(question):
+        route, reason = "web_search", "the question is about recent events"
+    if route == "web_search" and not web_enabled:
+        route, reason = "vectorstore", "web search is off for this job"
+    return route, reason

@@ -10,6 +10,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pipeline.documents import Document
+from pipeline.values import (
+    Budget,
+    ConflictRecord,
+    FlaggedSource,
+    Generation,
+    GradedDocument,
+    ModelCall,
+    Outcome,
+    Turn,
+)
 
 Route = Literal["vectorstore", "web_search", "direct", "history", "none"]
 """Where a question goes. The router model picks among the first three; the rules in code
@@ -65,163 +75,6 @@ def latest(left: Any, right: Any) -> Any:
     Parallel graders may each report a model outage in the same super-step.
     """
     return right
-
-
-class GradedDocument(TypedDict):
-    """A grader's verdict on one chunk.
-
-    Attributes:
-        document: The chunk that was graded.
-        score: The grader's relevance score in [0, 1] (0 for an unusable reply).
-        relevant: ``score`` reached the lower threshold (kept as a source).
-        reason: The grader's short reason (fed to the rewriter when too few survive).
-        round: Retrieval round the verdict belongs to (0-based).
-        usable: False when the grader's reply could not be parsed, even when asked again
-            (absent in verdicts recorded before it existed: usable).
-    """
-
-    document: Document
-    score: float
-    relevant: bool
-    reason: str
-    round: int
-    usable: NotRequired[bool]
-
-
-class ModelCall(TypedDict):
-    """One chat-model call of a turn.
-
-    Attributes:
-        kind: Its role: router, grader, rewriter, generator, verifier, direct_check.
-        model: The model's name.
-        ok: False when the reply was unusable or the model unreachable.
-        input_tokens: Prompt tokens (0 when unknown).
-        output_tokens: Completion tokens (0 when unknown).
-        cached_tokens: Prompt tokens the server reused from its cache, so did not read
-            again (0 when unknown; absent in calls recorded before it existed).
-        error: Why it failed (``BadReply`` or the provider's error class), else ``None``.
-    """
-
-    kind: str
-    model: str
-    ok: bool
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: NotRequired[int]
-    error: str | None
-
-
-class Citation(TypedDict):
-    """One numbered citation in a delivered answer."""
-
-    n: int
-    id: str
-    locator: str
-    title: str
-    source_type: str
-
-
-class Claim(TypedDict):
-    """One statement of a generated answer with the ids of the chunks that support it."""
-
-    text: str
-    source_ids: list[str]
-
-
-class Generation(TypedDict):
-    """A generated answer before verification.
-
-    Attributes:
-        answer: Answer text with ``[n]`` markers, ``n`` indexing ``sources``.
-        claims: The answer's statements and the chunk ids each one cites.
-        sources: Chunk ids in citation order: ``[n]`` refers to ``sources[n - 1]``.
-    """
-
-    answer: str
-    claims: list[Claim]
-    sources: list[str]
-
-
-class FlaggedSource(TypedDict):
-    """A passage withheld from a retrieved source (:mod:`pipeline.callouts`).
-
-    Attributes:
-        id: The source's document id.
-        locator: The source document.
-        why: The kind of callout ("addressed to automated readers", ...).
-        passage: The passage as written (at most 600 characters).
-    """
-
-    id: str
-    locator: str
-    why: str
-    passage: str
-
-
-class ConflictRecord(TypedDict):
-    """Kept sources that disagreed, and how the turn settled it (:mod:`pipeline.conflicts`).
-
-    Attributes:
-        subject: The setting (``"shared_buffers"``).
-        aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"``, ``"version"`` or
-            ``"date"``.
-        values: Per value, as the first source writes it, the locators that give it.
-        settled: ``"trust"`` (the trusted side won, the others were left out), ``"both"``
-            (the answer states both, with their citations) or ``"abstained"``.
-        winner: The winning value when ``settled`` is ``"trust"``, else ``None``.
-        detail: One sentence for people reading the outcome.
-    """
-
-    subject: str
-    aspect: str
-    values: dict[str, list[str]]
-    settled: Literal["trust", "both", "abstained"]
-    winner: str | None
-    detail: str
-
-
-class Outcome(TypedDict):
-    """What a turn ends with: an answer with verified citations, or an abstention.
-
-    Attributes:
-        status: ``"answered"`` or ``"abstained"``.
-        answer: The answer text (empty for an abstention).
-        citations: Verified citations, numbered as in the answer.
-        reason: Abstention reason code (``AbstainReason``), ``None`` when answered.
-        detail: A sentence on why, for people reading the outcome.
-    """
-
-    status: Literal["answered", "abstained"]
-    answer: str
-    citations: list[Citation]
-    reason: str | None
-    detail: str
-
-
-class Turn(TypedDict):
-    """An earlier turn of the conversation, kept for follow-up questions."""
-
-    question: str
-    status: str
-    answer: str
-    citations: list[Citation]
-
-
-class Budget(TypedDict):
-    """The limits of one turn, copied into state.
-
-    Routing stays a pure function of state, and a resumed run keeps the limits it started
-    with.
-    """
-
-    max_rewrites: int
-    max_generations: int
-    max_model_calls: int
-    max_thread_calls: int
-    min_relevant: int
-    upper_threshold: float
-    lower_threshold: float
-    web_enabled: bool
 
 
 class TurnInput(TypedDict):
@@ -307,6 +160,53 @@ class CragState(TypedDict, total=False):
     """Node path of this turn, with decisions (``"route:vectorstore"``)."""
     history: Annotated[list[Turn], append_or_reset]
     """Earlier turns on this thread."""
+
+
+THREAD_FIELDS = frozenset({"history", "thread_calls"})
+"""Fields that outlive a turn: the thread's earlier turns and its model calls."""
+
+TURN_INPUT_FIELDS = frozenset({"question", "query", "budget"})
+"""Fields ``begin_turn`` sets from the turn's input and the job's limits."""
+
+SET_BEFORE_READ = frozenset({"route", "route_reason", "round_source"})
+"""Per-turn fields a node always writes before any other reads them (the router; each
+retrieval round), so they need no start value."""
+
+
+def turn_reset() -> dict[str, Any]:
+    """The start values of every other per-turn field, fresh each call (``begin_turn``).
+
+    Together with :data:`THREAD_FIELDS`, :data:`TURN_INPUT_FIELDS` and
+    :data:`SET_BEFORE_READ` it covers every field of :class:`CragState` exactly once
+    (a unit test holds it to that), so a new field cannot be forgotten by the reset.
+    """
+    return {
+        "standalone": None,
+        "queries_tried": [],
+        "documents": [],
+        "kept": [],
+        "round": -1,
+        "graded": [RESET],
+        "retrieval_error": None,
+        "web_query": None,
+        "web_skipped": None,
+        "flagged": [],
+        "conflict": None,
+        "distrusted": [],
+        "web_used": False,
+        "generation": None,
+        "feedback": "",
+        "grounded": None,
+        "resolves": None,
+        "duplicate_query": False,
+        "rewrites": 0,
+        "generations": 0,
+        "calls": [RESET],
+        "model_error": None,
+        "model_unusable": None,
+        "outcome": None,
+        "trace": [RESET],
+    }
 
 
 def asked(state: CragState) -> str:

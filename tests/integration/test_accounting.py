@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.accounting import calls_by_kind, worst_case_calls
 from pipeline.deps import Limits
-from pipeline.edges import spent
+from pipeline.standing import spent
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
 from tests.fakes.web_provider import web_result
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict

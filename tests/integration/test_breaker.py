@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.accounting import calls_by_kind
 from pipeline.deps import Models
-from pipeline.edges import spent
+from pipeline.standing import spent
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
 from workers.runtime.breaker import RedisCircuitBreaker

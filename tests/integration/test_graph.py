@@ -15,7 +15,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from pipeline.accounting import calls_by_kind
 from pipeline.deps import Limits
-from pipeline.edges import spent
+from pipeline.standing import spent
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.web_provider import web_result
 from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict

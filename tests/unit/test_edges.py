@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from langgraph.types import Send
 
-from pipeline import edges
+from pipeline import edges, standing
 from pipeline.state import RESET, append_or_reset
 
 
@@ -124,13 +124,13 @@ class TestAfterGrading:
     def test_index_failure_abstains_neither_rewriting_nor_going_to_the_web(self) -> None:
         s = state(retrieval_error="down")
         assert edges.after_grading(s) == "abstain"
-        assert edges.abstain_reason(s) == "retrieval_unavailable"
+        assert standing.abstain_reason(s) == "retrieval_unavailable"
 
     def test_no_usable_grader_reply_abstains_model_unusable(self) -> None:
         bad = grade(False) | {"usable": False}
         s = state(graded=[bad, bad])
         assert edges.after_grading(s) == "abstain"
-        assert edges.abstain_reason(s) == "model_unusable"
+        assert standing.abstain_reason(s) == "model_unusable"
         # One usable verdict is enough to go on (here: rewrite).
         assert edges.after_grading(state(graded=[bad, grade(False)])) == "rewrite_query"
 
@@ -150,12 +150,12 @@ class TestConfidenceTiers:
         ],
     )
     def test_tier_edges(self, scores: list[float], tier: str) -> None:
-        assert edges.confidence_tier(state(graded=[scored(x) for x in scores])) == tier
+        assert standing.confidence_tier(state(graded=[scored(x) for x in scores])) == tier
 
     def test_ambiguous_adds_the_web_and_keeps_the_chunks(self) -> None:
         s = state(graded=[scored(0.5)])
         assert edges.after_grading(s) == "redact_query"
-        assert edges.kept_for_web_round(s)
+        assert standing.kept_for_web_round(s)
 
     def test_ambiguous_without_web_generates_from_what_it_kept(self) -> None:
         s = state(graded=[scored(0.5)], budget=state()["budget"] | {"web_enabled": False})
@@ -165,7 +165,7 @@ class TestConfidenceTiers:
         assert edges.after_grading(state(graded=[scored(0.1)])) == "rewrite_query"
         s = state(graded=[scored(0.1)], rewrites=2)
         assert edges.after_grading(s) == "redact_query"
-        assert not edges.kept_for_web_round(s)
+        assert not standing.kept_for_web_round(s)
 
     def test_web_round_generates_from_kept_and_web(self) -> None:
         kept = state(round_source="web", web_used=True, kept=[doc(1)], graded=[scored(0.1)])
@@ -180,7 +180,7 @@ class TestAfterBegin:
     def test_a_thread_out_of_calls_abstains(self) -> None:
         s = state(thread_calls=1000)
         assert edges.after_begin(s) == "abstain"
-        assert edges.abstain_reason(s) == "budget_exhausted"
+        assert standing.abstain_reason(s) == "budget_exhausted"
 
     def test_history_means_condensing_first(self) -> None:
         earlier = [{"question": "What is X?", "status": "answered"}]
@@ -231,4 +231,4 @@ class TestAbstainReason:
         ],
     )
     def test_reason(self, over: dict[str, Any], reason: str) -> None:
-        assert edges.abstain_reason(state(**over)) == reason
+        assert standing.abstain_reason(state(**over)) == reason

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from pipeline import answering, edges, nodes
+from pipeline import answering, edges, nodes, standing
 from pipeline.deps import Redaction
 from tests.unit.test_edges import state
 
@@ -68,10 +68,10 @@ def test_web_search_sends_nothing_for_a_skipped_round() -> None:
 
 def test_after_a_skipped_round_there_is_no_second_web_round() -> None:
     skipped = state(web_skipped="web search skipped: too little")
-    assert not edges.web_left(skipped)
+    assert not standing.web_left(skipped)
     assert edges.fallback(skipped) == "abstain"
     assert edges.after_grading(skipped | {"round_source": "web"}) == "abstain"
-    assert edges.abstain_reason(skipped) == "no_relevant_sources"
+    assert standing.abstain_reason(skipped) == "no_relevant_sources"
 
 
 def test_the_abstention_names_the_skip() -> None:

@@ -6,22 +6,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from pipeline.accounting import calls_by_kind, made, tokens_by_kind, tokens_by_model
-from pipeline.state import ModelCall
+from pipeline.values import ModelCall
 from workers.contracts.jobs import Job, OutcomeBody
-from workers.runtime.resources import Resources
 
 
 def apology(
     job: Job,
-    res: Resources,
+    text: str,
     state: dict[str, Any],
     deadline_s: float,
     reason: str = "deadline_exceeded",
 ) -> OutcomeBody:
     """The apology outcome, for a person to follow up (``failed``, ``handoff``).
 
-    ``reason`` is ``deadline_exceeded`` (no verified answer in ``deadline_s`` seconds of
-    submission) or ``model_unavailable`` (every model in the chain was down).
+    ``text`` is the apology shown to the user (``CRAG_APOLOGY``). ``reason`` is
+    ``deadline_exceeded`` (no verified answer in ``deadline_s`` seconds of submission) or
+    ``model_unavailable`` (every model in the chain was down).
     """
     detail = (
         "every language model in the chain was unreachable"
@@ -33,7 +33,7 @@ def apology(
         tenant_id=job.tenant_id,
         thread_id=job.thread_id,
         status="failed",
-        answer=res.settings.apology,
+        answer=text,
         reason=reason,
         detail=detail,
         handoff=True,

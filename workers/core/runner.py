@@ -142,7 +142,8 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
     job = job.model_copy(update={"submitted_at": record.submitted_at})
     deadline = deadline_of(job, s.job_deadline_s)
     if time.time() >= deadline:
-        return _store(res, job, apology(job, res, {}, deadline - job.submitted_at.timestamp()))
+        late = apology(job, s.apology, {}, deadline - job.submitted_at.timestamp())
+        return _store(res, job, late)
     reject = job.options.multitask == "reject"
     busy = f"thread {job.thread_id!r} is busy with another job"
     ended = partial(has_ended, res, job.tenant_id)
@@ -345,7 +346,8 @@ def run_graph(
         reason = outcome["reason"] if outcome else "deadline_exceeded"
         span.set_attribute("crag.outcome", reason if not outcome else outcome["status"])
         if not outcome or reason == "model_unavailable":
-            body = apology(job, res, state, deadline - job.submitted_at.timestamp(), reason)
+            allowed_s = deadline - job.submitted_at.timestamp()
+            body = apology(job, res.settings.apology, state, allowed_s, reason)
             return body.model_copy(update={"latency_ms": latency_ms, "trace_id": trace_id})
     return outcome_body(job, state, latency_ms, trace_id).model_copy(
         update={"resumed": resumed or ended}
