@@ -19,7 +19,7 @@ from workers.contracts.names import ANSWER_TASK
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord
-from workers.runtime.lock import lock_name
+from workers.runtime.lock import holder_of, lock_name
 from workers.runtime.resources import Resources
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,8 @@ def wake_next(app: Celery, res: Resources, tenant_id: str, thread_id: str) -> st
     holder = res.redis.get(lock_name(tenant_id, thread_id))
     with transaction(res.sessions) as session:
         if holder is not None:
-            holder_id = holder.decode() if isinstance(holder, bytes) else str(holder)
+            token = holder.decode() if isinstance(holder, bytes) else str(holder)
+            holder_id, _ = holder_of(token)  # the token is ``<job id>@<process id>``
             if repo.get_outcome(session, tenant_id, holder_id) is None:
                 return None
         head = repo.next_in_line(session, tenant_id, thread_id)
