@@ -91,7 +91,12 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     out of the prompt.
     """
     deps = runtime.context
-    update: Update = {"generations": state["generations"] + 1, "grounded": None, "resolves": None}
+    update: Update = {
+        "generations": state["generations"] + 1,
+        "grounded": None,
+        "resolves": None,
+        "claim_verdicts": [],
+    }
     if state["route"] != "direct":
         settled = settle_conflict(state, deps)
         if "generation" in settled:
@@ -212,6 +217,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         "grounded": not failing,
         "resolves": verdict.resolves_question and unresolved is None,
         "feedback": feedback,
+        "claim_verdicts": [i not in failing for i in range(1, len(claims) + 1)],
     }
 
 

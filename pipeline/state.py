@@ -138,6 +138,9 @@ class CragState(TypedDict, total=False):
     """Verifier: every claim is supported by the chunks it cites."""
     resolves: bool | None
     """Verifier: the answer resolves the question."""
+    claim_verdicts: NotRequired[list[bool]]
+    """Verifier: per claim of the latest generation, in order, whether its cited chunks
+    support it (empty when the checks in code decided without the verifier model)."""
     duplicate_query: bool
     """The last rewrite repeated a query already tried (normalised comparison)."""
     rewrites: int
@@ -198,6 +201,7 @@ def turn_reset() -> dict[str, Any]:
         "feedback": "",
         "grounded": None,
         "resolves": None,
+        "claim_verdicts": [],
         "duplicate_query": False,
         "rewrites": 0,
         "generations": 0,

@@ -681,3 +681,61 @@ def test_only_signed_jobs_of_active_tenants_on_their_own_threads_run(
         assert outcome is not None and "is disabled; new jobs are refused" in outcome["reason"]
     finally:
         forget_tenant(settings, other)
+
+
+def test_progress_events_tell_the_run_as_it_happens_and_release_the_answer_last(
+    fleet: dict[str, Any], redis_client: Any
+) -> None:
+    from workers.cli.watching import follow
+
+    job = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", f"SLOW {TORQUE_Q}")
+    lines: list[tuple[float, str]] = []
+    watcher = threading.Thread(
+        target=follow,
+        args=(redis_client, fleet["tenant"], job.job_id),
+        kwargs={
+            "timeout_s": 60,
+            "as_json": True,
+            "write": lambda line: lines.append((time.monotonic(), line)),
+        },
+    )
+    watcher.start()
+    [delivery] = fleet["sink"].wait_for(job.job_id)
+    watcher.join(timeout=60)
+    events = [json.loads(line) for _, line in lines]
+    kinds = [e["kind"] for e in events]
+    # Live: the route and the grades were read while the generator was still at work.
+    first_grade = next(at for (at, _), e in zip(lines, events, strict=True) if e["kind"] == "grade")
+    assert first_grade < delivery.received_at
+    # The story, in order, each event naming its job and thread.
+    story = [k for k in kinds if k in ("route", "retrieve", "grades", "generate", "verdict")]
+    assert story[:5] == ["route", "retrieve", "grades", "generate", "verdict"]
+    assert kinds[-2:] == ["decision", "outcome"] or kinds[-1] == "outcome"
+    assert all(e["job_id"] == job.job_id and e["thread_id"] == job.thread_id for e in events[:-1])
+    grades = [e["data"] for e in events if e["kind"] == "grade"]
+    assert grades and all({"score", "relevant", "reason", "locator"} <= set(g) for g in grades)
+    verdict = next(e["data"] for e in events if e["kind"] == "verdict")
+    assert verdict["grounded"] is True and verdict["claims"] and all(verdict["claims"])
+    usage = [e["data"] for e in events if e["kind"] == "usage"]
+    assert usage[-1]["calls"] == delivery.body["model_calls"]
+    # The answer appears only in the final, verified event.
+    answer = delivery.body["answer"]
+    assert answer and all(answer not in json.dumps(e) for e in events[:-1])
+    final = events[-1]["data"]
+    assert (final["status"], final["answer"]) == ("answered", answer)
+    assert final["citations"][0]["locator"].endswith("rotor-maintenance.md")
+    # A late reader (`crag watch`) gets the whole story; the human form shows grade chips.
+    late = CliRunner().invoke(cli, ["watch", job.job_id, "--tenant", fleet["tenant"], "--json"])
+    assert late.exit_code == 0, late.output
+    assert [json.loads(x)["kind"] for x in late.stdout.splitlines()] == kinds
+    shown = CliRunner().invoke(cli, ["watch", job.job_id, "--tenant", fleet["tenant"]])
+    assert "route vectorstore" in shown.output and "✓" in shown.output
+    assert "outcome: answered" in shown.output and answer in shown.output
+
+
+def test_watch_names_the_problem_when_a_job_never_ends(fleet: dict[str, Any]) -> None:
+    shown = CliRunner().invoke(
+        cli, ["watch", "no-such-job", "--tenant", fleet["tenant"], "--timeout", "1"]
+    )
+    assert shown.exit_code == 2
+    assert "did not end within 1s" in shown.output

@@ -30,9 +30,9 @@ from workers.contracts.names import (
     DEAD_LETTER_TASK,
     DELIVER_TASK,
     SWEEP_TASK,
-    outcome_channel,
 )
 from workers.core.failures import dead_letter, give_up
+from workers.core.progress import announce_outcome
 from workers.core.runner import answer_job
 from workers.core.turns import wait_turn, wake_next
 from workers.db import repository as repo
@@ -105,7 +105,7 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
         wait_turn(self.app, res, body, result.wait_s)
         wake_next(self.app, res, job.tenant_id, job.thread_id)
         return {"status": "waiting", "job_id": job.job_id, "wait_s": result.wait_s}
-    res.redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
+    announce_outcome(res.redis, outcome)
     if outcome.delivery_status == "pending":  # as stored or found by answer_job
         deliver_outcome.delay(outcome.tenant_id, outcome.job_id)
     wake_next(self.app, res, job.tenant_id, job.thread_id)

@@ -239,11 +239,20 @@ def ask(
         str | None, typer.Option(help="End-user id the question is about (for `crag forget`).")
     ] = None,
     wait: Annotated[bool, typer.Option(help="Wait for the outcome and print it.")] = False,
-    timeout: Annotated[float, typer.Option(min=1, help="Seconds to wait with --wait.")] = 600.0,
+    follow: Annotated[
+        bool, typer.Option(help="Print the job's progress events as they happen, to its end.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="With --follow: one JSON event per line (NDJSON).")
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds to wait with --wait or --follow.")
+    ] = 600.0,
 ) -> None:
     """Enqueue a question, signed with the tenant's submission key.
 
-    Prints the job id; with --wait, the outcome JSON.
+    Prints the job id; with --follow, the live trajectory (route, per-chunk grades, rewrites,
+    web hop, verdicts, decision) ending with the outcome; with --wait, the outcome JSON.
     """
     from kombu.exceptions import OperationalError
 
@@ -286,7 +295,9 @@ def ask(
         raise _fail(str(exc)) from exc
     except OperationalError as exc:
         raise _fail(f"cannot reach the queue at {s.redis_url}: {exc}") from exc
-    typer.echo(f"job {job.job_id} queued on {s.queue}", err=wait)
+    typer.echo(f"job {job.job_id} queued on {s.queue}", err=wait or follow)
+    if follow:
+        _follow(tenant, job.job_id, timeout, as_json)
     if wait:
         outcome = wait_for_outcome(s, tenant, job.job_id, timeout)
         if outcome is None:
@@ -297,6 +308,44 @@ def ask(
         typer.echo(json.dumps(outcome, indent=2))
         if outcome.get("status") == "dead_letter":
             raise typer.Exit(1)
+
+
+@app.command()
+def watch(
+    job_id: Annotated[str, typer.Argument(help="The job to follow.")],
+    tenant: Annotated[str, typer.Option(help="The job's tenant.")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON event per line.")] = False,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds to follow.")] = 600.0,
+) -> None:
+    """Attach to a running or finished job and print its progress events to its end.
+
+    Events are kept an hour after a job's last one, so a late reader sees the whole run.
+    Exits 1 on a dead letter, 2 when no end came within --timeout.
+    """
+    _follow(tenant, job_id, timeout, as_json)
+
+
+def _follow(tenant: str, job_id: str, timeout: float, as_json: bool) -> None:
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    from workers.cli.watching import follow
+
+    s = get_settings()
+    redis = Redis.from_url(s.redis_url)
+    try:
+        final = follow(redis, tenant, job_id, timeout_s=timeout, as_json=as_json, write=typer.echo)
+    except RedisError as exc:
+        raise _fail(f"cannot read progress from Redis at {s.redis_url}: {exc}") from exc
+    finally:
+        redis.close()
+    if final is None:
+        raise _fail(
+            f"job {job_id} of tenant {tenant!r} did not end within {timeout:.0f}s "
+            "(is a worker running? events are kept for an hour after a job's last one)"
+        )
+    if final["kind"] == "dead_letter":
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -14,6 +14,7 @@ from typing import Any
 
 from workers.contracts.jobs import Job
 from workers.contracts.names import outcome_channel
+from workers.core.progress import ProgressLog
 from workers.core.runner import record_failure
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -42,6 +43,7 @@ def dead_letter(
     with transaction(res.sessions) as session:
         repo.add_dead_letter(session, kind, reason, _jsonable(payload), tenant_id, job_id)
     if tenant_id and job_id:
+        ProgressLog(res.redis, tenant_id, job_id).emit([("dead_letter", {"reason": reason})])
         res.redis.publish(outcome_channel(tenant_id, job_id), "dead_letter")
     return {"status": "dead_letter", "reason": reason}
 

@@ -315,12 +315,12 @@ def run_graph(
             log.info("job %s: its turn had ended; storing that outcome", job.job_id)
             state = dict(snapshot.values)
         elif time.time() < deadline:
-            progress = ProgressLog(res.redis, job.tenant_id, job.job_id)
+            progress = ProgressLog(res.redis, job.tenant_id, job.job_id, job.thread_id)
             steps = res.graph.stream(
                 None if resumed else {"question": job.question},
                 config,
                 context=deps,
-                stream_mode=["values", "tasks"],
+                stream_mode=["values", "tasks", "updates"],
                 # Each super-step's checkpoint is written before the next step starts:
                 # LangGraph's default ("async") writes it while the next step runs, so a
                 # worker killed meanwhile lost the steps it had finished and ran them again
@@ -333,7 +333,11 @@ def run_graph(
                         if mode == "tasks":
                             progress.task_event(chunk)
                             continue
+                        if mode == "updates":
+                            progress.update_event(chunk)
+                            continue
                         state = chunk  # the full state after each super-step
+                        progress.values_event(state)
                         if time.time() >= deadline:
                             break
             except psycopg.errors.RaiseException as exc:
