@@ -1,12 +1,13 @@
-"""IP addresses that identify no one: local addresses and networks.
+"""IP addresses that identify no one: loopback, unspecified, and networks.
 
-An address of a private network (RFC 1918: ``10.0.0.0/8``, ``172.16.0.0/12``,
-``192.168.0.0/16``), a loopback, link-local or unique-local address, or the unspecified
-address (``0.0.0.0``, ``::``) is the same on millions of networks and cannot be traced to
-a person; neither can a network written with its prefix length ("198.51.100.0/24"). A
-search may need them ("--bind 0.0.0.0", "REDIS_URL=redis://10.0.4.12:6379"), so they
-are kept. Every other address, documentation ranges included (they stand in for public
-addresses in examples), is personal and dropped.
+A loopback address (``127.0.0.1``, ``::1``) or the unspecified address (``0.0.0.0``,
+``::``) names no machine, and a network written with its prefix length and its host bits
+zero ("10.1.0.0/16", "198.51.100.0/24") names no host; a search may need them ("--bind
+0.0.0.0", "overlapping CIDR 10.0.0.0/16"), so they are kept. Every other address is
+dropped: a public one may be a person's, and a private, link-local or unique-local host
+address ("192.168.1.42", "fe80::1ff:fe23:4567:890a") is an *internal identifier* of the
+tenant's network, which the egress rule keeps in (issue 11: "removes or masks PII and
+internal identifiers"); the PII corpus labels them personal too.
 """
 
 from __future__ import annotations
@@ -15,19 +16,7 @@ import ipaddress
 import re
 
 _LOCAL_NETWORKS = tuple(
-    ipaddress.ip_network(net)
-    for net in (
-        "10.0.0.0/8",
-        "172.16.0.0/12",
-        "192.168.0.0/16",
-        "127.0.0.0/8",
-        "169.254.0.0/16",
-        "0.0.0.0/32",
-        "::1/128",
-        "::/128",
-        "fe80::/10",
-        "fc00::/7",
-    )
+    ipaddress.ip_network(net) for net in ("127.0.0.0/8", "0.0.0.0/32", "::1/128", "::/128")
 )
 
 _NETWORK = re.compile(r"(?P<address>[0-9a-fA-F:.]+)/(?P<prefix>\d{1,3})")
@@ -43,15 +32,16 @@ def is_local_address(text: str) -> bool:
 
 
 def is_network(text: str) -> bool:
-    """True for an address with a prefix length shorter than one host ("10.1.0.0/16").
+    """True for a network: a prefix shorter than one host, host bits zero ("10.1.0.0/16").
 
-    A ``/32`` (or ``/128``) names one host and is not a network.
+    A ``/32`` (or ``/128``) names one host, and "10.1.4.7/16" names a host on a network:
+    neither is a network.
     """
     m = _NETWORK.fullmatch(text.strip())
     if m is None:
         return False
     try:
-        network = ipaddress.ip_network(f"{m['address']}/{m['prefix']}", strict=False)
+        network = ipaddress.ip_network(f"{m['address']}/{m['prefix']}", strict=True)
     except ValueError:
         return False
     return network.prefixlen < network.max_prefixlen

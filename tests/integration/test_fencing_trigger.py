@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from workers.contracts.jobs import new_job
+from workers.core.tenants import ensure_tenant
 from workers.db import fencing
 from workers.db import repository as repo
 from workers.db.engine import make_engine, make_sessionmaker, transaction
@@ -36,6 +37,7 @@ def test_a_checkpoint_with_an_older_fence_is_refused_by_postgres(
 ) -> None:
     engine = make_engine(settings.database_url)
     sessions = make_sessionmaker(engine)
+    ensure_tenant(sessions, corpus_tenant)
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", "q")
     with transaction(sessions) as session:
         old = repo.claim_fence(session, job)

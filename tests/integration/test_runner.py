@@ -22,7 +22,7 @@ from workers.cli.main import tenant_keys
 from workers.contracts.errors import LockLost, PermanentJobError
 from workers.contracts.jobs import new_job
 from workers.core.progress import TTL_S as PROGRESS_TTL_S
-from workers.core.progress import progress_key, read_progress
+from workers.core.progress import progress_key, read_events
 from workers.core.runner import answer_job, run_graph
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -86,16 +86,16 @@ def test_a_job_publishes_each_node_it_starts_for_readers_to_follow(
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
     body = run_graph(job, resources)
 
-    entries = read_progress(resources.redis, job.tenant_id, job.job_id)
-    nodes = [node for _, node, _ in entries]
+    events = read_events(resources.redis, job.tenant_id, job.job_id)
+    nodes = [e["node"] for e in events if e["kind"] == "node"]
     # Every node of the path started, in order (the graders once per chunk, together).
     assert [n for n in nodes if n != "grade_chunk"] == [n for n in body.path if n != "grade_chunk"]
     assert nodes.count("grade_chunk") == body.calls_by_kind["grader"]
-    assert [at for _, _, at in entries] == sorted(at for _, _, at in entries)
+    assert [e["at"] for e in events] == sorted(e["at"] for e in events)
     key = progress_key(job.tenant_id, job.job_id)
     assert 0 < resources.redis.ttl(key) <= PROGRESS_TTL_S
     # A late reader resumes after the last entry it saw and waits for no more than asked.
-    assert read_progress(resources.redis, job.tenant_id, job.job_id, entries[-1][0]) == []
+    assert read_events(resources.redis, job.tenant_id, job.job_id, events[-1]["id"]) == []
 
 
 def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_tenant: str) -> None:

@@ -20,6 +20,7 @@ from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
 from tests.integration.harness import producer
 from workers.contracts.jobs import Job, OutcomeBody, new_job
+from workers.core.tenants import ensure_tenant
 from workers.core.turns import wake_next
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -50,6 +51,7 @@ def _queued(res: Resources) -> list[str]:
 
 
 def _line(res: Resources, tenant: str, n: int) -> list[Job]:
+    ensure_tenant(res.sessions, tenant)
     thread = f"th-{uuid.uuid4().hex[:8]}"
     start = datetime.now(UTC) - timedelta(seconds=10)
     jobs = [

@@ -7,8 +7,11 @@ are invented here; none comes from the egress corpus.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from redaction.egress import MinimisingRedactor
 from redaction.minimise import Minimiser, load_vocabulary
 
 
@@ -116,8 +119,8 @@ def test_technical_look_alikes_of_these_forms_are_kept(
     ("text", "kept"),
     [
         (
-            "nginx --bind 0.0.0.0 and CACHE_URL=redis://192.168.7.3:6379/1",
-            ["0.0.0.0", "192.168.7.3"],
+            "nginx --bind 0.0.0.0 and CACHE_URL=redis://127.0.0.1:6379/1",
+            ["0.0.0.0", "127.0.0.1"],
         ),
         (
             "allow 10.20.0.0/16 and 198.51.100.0/24 in the firewall",
@@ -159,12 +162,29 @@ def test_public_addresses_and_personal_numbers_still_never_leave(
     assert secret not in minimiser.minimise(text).text
 
 
-def test_presidio_is_told_local_addresses_and_networks_are_safe(minimiser: Minimiser) -> None:
-    assert minimiser.vouches("IP_ADDRESS", "10.0.4.12")
-    assert minimiser.vouches("IP_ADDRESS", "fe80::1")
+def test_presidio_is_told_loopback_and_networks_are_safe(minimiser: Minimiser) -> None:
+    assert minimiser.vouches("IP_ADDRESS", "127.0.0.1")
+    assert minimiser.vouches("IP_ADDRESS", "::1")
     assert minimiser.vouches("PHONE_NUMBER", "203.0.113.0/24")
     assert not minimiser.vouches("IP_ADDRESS", "203.0.113.7")
     assert not minimiser.vouches("IP_ADDRESS", "203.0.113.7/32")
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("ssh to 10.0.4.12 fails", "10.0.4.12"),
+        ("ping fe80::1ff:fe23:4567:890a times out", "fe80::1ff:fe23:4567:890a"),
+        ("the host 10.1.4.7/16 is unreachable", "10.1.4.7"),
+    ],
+)
+def test_private_host_addresses_are_internal_identifiers_and_stay_in(
+    redactor: Any, text: str, address: str
+) -> None:
+    # The whole egress path: the minimiser no longer vouches for them, so Presidio removes
+    # what the minimiser kept. `redactor` is the session Presidio fixture (tests/conftest.py).
+    egress = MinimisingRedactor(redactor, vocabulary=load_vocabulary())
+    assert address not in egress.redact(text).search_text
 
 
 def test_closed_compounds_of_known_words_are_kept_and_names_run_together_are_not(

@@ -23,7 +23,8 @@ from typing import Any
 from redis import Redis
 
 from workers.cli.demo_stand_ins import EgressRecorder, WebhookReceiver
-from workers.core.progress import read_progress
+from workers.cli.watching import render
+from workers.core.progress import read_events
 from workers.settings import Settings
 
 SKIP_PAGES = {"bookindex.html"}
@@ -129,19 +130,28 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
 def _wait_showing_progress(
     receiver: WebhookReceiver, redis: Redis, tenant: str, job_id: str, timeout_s: float
 ) -> list[Any]:
-    """Wait for the job's webhook, printing each node as the worker starts it."""
+    """Wait for the job's webhook, printing its progress events as the worker runs it.
+
+    Node starts, the route, each chunk's grade, rewrites, the web hop, the verdicts and the
+    decision (:func:`workers.cli.watching.render`); the usage lines and the final event are
+    left to the outcome printed after.
+    """
     started = time.monotonic()
-    after, last, first_at = "0-0", "", None
+    after, first_at, last_node = "0-0", None, ""
     while time.monotonic() - started < timeout_s:
         arrived = receiver.wait_for(job_id, timeout_s=0.2)
         # After the outcome, one last read without blocking shows the nodes that ended it.
         block = None if arrived else 800
-        for entry_id, node, at in read_progress(redis, tenant, job_id, after, block_ms=block):
-            after = entry_id
-            first_at = first_at or at
-            if node != last:  # the graders of one round start together: show them once
-                print(f"    {at - first_at:6.1f} s  {node}", flush=True)
-                last = node
+        for event in read_events(redis, tenant, job_id, after, block_ms=block):
+            after = event["id"]
+            first_at = first_at or event["at"]
+            if event["kind"] in ("usage", "outcome"):
+                continue
+            if event["kind"] == "node":  # the graders of one round start together: once
+                if event["node"] == last_node:
+                    continue
+                last_node = event["node"]
+            print(f"  {render(event, first_at)}", flush=True)
         if arrived:
             return arrived
     return []

@@ -108,30 +108,6 @@ def announce_outcome(redis: Redis, outcome: OutcomeRecord) -> None:
     redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
 
 
-def read_progress(
-    redis: Redis, tenant_id: str, job_id: str, after: str = "0-0", block_ms: int | None = None
-) -> list[tuple[str, str, float]]:
-    """Entries of a job's stream after id ``after``: ``(entry id, node, unix seconds)``.
-
-    Args:
-        redis: A client of the fleet's Redis.
-        tenant_id: The job's tenant.
-        job_id: The job.
-        after: Return entries after this stream id (``"0-0"``: from the start).
-        block_ms: Wait up to this long for a new entry when there is none (``None``: don't).
-
-    Raises:
-        redis.exceptions.RedisError: Redis could not be read.
-    """
-    reply: Any = redis.xread({progress_key(tenant_id, job_id): after}, block=block_ms)
-    entries: list[tuple[str, str, float]] = []
-    for _key, items in reply or []:
-        for entry_id, fields in items:
-            decoded = {_text(k): _text(v) for k, v in fields.items()}
-            entries.append((_text(entry_id), decoded["node"], float(decoded["at"])))
-    return entries
-
-
 def read_events(
     redis: Redis, tenant_id: str, job_id: str, after: str = "0-0", block_ms: int | None = None
 ) -> list[dict[str, Any]]:
