@@ -26,7 +26,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.integration.graph_helpers import torque_model
 from workers.celery.app import app as celery_app
 from workers.cli.main import tenant_keys
-from workers.client.intake import ask
+from workers.client.intake import submit_question
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import JobRecord, OutcomeRecord
 from workers.settings import Settings
@@ -87,7 +87,7 @@ def main() -> None:
         threading.Thread(target=_relay, args=(worker.stderr,), daemon=True).start()
         try:
             sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
-            ask(
+            submit_question(
                 celery_app,
                 queue,
                 tenant,
@@ -99,7 +99,7 @@ def main() -> None:
             started = time.perf_counter()
             for i in range(args.jobs):
                 thread = f"{tenant}-t{i % args.threads}" if args.threads else f"{tenant}-t{i}"
-                ask(
+                submit_question(
                     celery_app,
                     queue,
                     tenant,

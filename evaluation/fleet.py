@@ -2,11 +2,11 @@
 
 A ``crag worker`` subprocess (one slot, so latencies are one question at a time) consumes a
 queue private to this run; each question is signed with the tenant's submission key and
-enqueued with :func:`workers.client.intake.ask` on a fresh thread, web search off; the outcome is
-awaited with :func:`workers.client.waiting.wait_for_outcome`. The grader's verdicts of the turn
-are then read back from the thread's encrypted checkpoints (every ``graded`` entry across
-the checkpoint history, de-duplicated by round and chunk id) and labelled for the grader
-precision and recall.
+submitted with :func:`workers.client.intake.submit_question` on a fresh thread, web search
+off; the outcome is awaited with :func:`workers.client.waiting.wait_for_outcome`. The
+grader's verdicts of the turn are then read back from the thread's encrypted checkpoints
+(every ``graded`` entry across the checkpoint history, de-duplicated by round and chunk id)
+and labelled for the grader precision and recall.
 """
 
 from __future__ import annotations
@@ -218,12 +218,12 @@ class FleetArm:
             workers.contracts.errors.PermanentJobError: The job is invalid (nothing was enqueued).
             kombu.exceptions.OperationalError: The broker cannot be reached.
         """
-        from workers.client.intake import ask
+        from workers.client.intake import submit_question
         from workers.client.waiting import wait_for_outcome
 
         thread = f"eval-{self.run_id}-{item.id}"
         started = time.perf_counter()
-        job = ask(
+        job = submit_question(
             self._app,
             self.queue,
             tenant,

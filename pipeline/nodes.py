@@ -130,7 +130,9 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
             route, reason = "vectorstore", f"invalid router reply, defaulted: {exc}"
         except ModelUnavailable as exc:
             route, reason = "vectorstore", f"router unavailable, defaulted: {exc}"
-    route, reason = ruled_route(route, reason, asked(state), web_enabled=deps.web_enabled)
+    route, reason = ruled_route(
+        route, reason, state["question"], asked(state), web_enabled=deps.web_enabled
+    )
     if route == "vectorstore":
         try:
             size = deps.retriever.count() if deps.retriever else 0

@@ -42,7 +42,7 @@ def asks_about_recent_events(question: str) -> bool:
 
 
 def ruled_route(
-    route: Route, reason: str, question: str, *, web_enabled: bool
+    route: Route, reason: str, message: str, question: str, *, web_enabled: bool
 ) -> tuple[Route, str]:
     """Apply the hard rules to the router's choice; returns ``(route, reason)``.
 
@@ -53,10 +53,13 @@ def ruled_route(
     Args:
         route: The router's route (or the default when it was not asked or failed).
         reason: Its reason.
-        question: The question the turn answers (the standalone form of a follow-up).
+        message: The user's message as sent: small talk is judged on it ("Thanks!" stays
+            small talk even when a follow-up's standalone form is not).
+        question: The question the turn answers (the standalone form of a follow-up):
+            recent events are judged on it.
         web_enabled: Whether this job may search the web.
     """
-    if route == "direct" and not is_small_talk(question):
+    if route == "direct" and not is_small_talk(message):
         route, reason = "vectorstore", "the direct route is only for small talk"
     if route == "vectorstore" and web_enabled and asks_about_recent_events(question):
         route, reason = "web_search", "the question is about recent events"

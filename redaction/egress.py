@@ -27,7 +27,7 @@ class MinimisingRedactor:
     terms); the inner redactor then runs on that shorter text with the same deny terms.
     A Presidio inner redactor is told which of its spans the minimiser vouches for (a
     package specifier read as an e-mail address, a dotted version read as a phone number,
-    a run of common non-name words read as a person, a local address or a network read
+    a run of common non-name words read as a person, a loopback address or a network read
     as a personal IP address: :meth:`Minimiser.vouches`); those stay.
     """
 

@@ -18,7 +18,7 @@ from redaction.minimise.addresses import apply_address_cues
 from redaction.minimise.classify import Classifier
 from redaction.minimise.cues import apply_cues
 from redaction.minimise.introductions import apply_introductions
-from redaction.minimise.networks import is_local_address, is_network
+from redaction.minimise.networks import is_network, is_nobodys_address
 from redaction.minimise.patterns import EMAIL, QUOTED, forced_spans, is_version
 from redaction.minimise.pieces import CJK, Piece, mostly_caps, neighbour_kept, split_pieces
 from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
@@ -161,20 +161,20 @@ class Minimiser:
           level, and nothing before the local part may be ``/`` or ``@``:
           "@angular/core@17.3.1", "git@gitlab.com:group/repo.git");
         * ``PHONE_NUMBER`` that is a dotted version ("124.0.6367.91") or a network;
-        * ``IP_ADDRESS`` that is a local address or a network
-          (:mod:`~redaction.minimise.networks`: "10.0.4.12", "198.51.100.0/24");
+        * ``IP_ADDRESS`` that is a loopback or unspecified address or a network
+          (:mod:`~redaction.minimise.networks`: "127.0.0.1", "198.51.100.0/24");
         * ``PERSON`` whose words are all common words or technical terms and none is a
           given name or surname in the name lists ("Little Snitch", "Okta Verify").
 
-        Every other detection (public IP addresses, cards, IBANs, national ids, deny terms...) is
-        never vouched for.
+        Every other detection (host addresses, cards, IBANs, national ids, deny terms...)
+        is never vouched for.
         """
         if entity == "EMAIL_ADDRESS":
             return span.casefold().startswith("git@") or EMAIL.search(span) is None
         if entity == "PHONE_NUMBER":
             return is_version(span.strip()) or is_network(span)
         if entity == "IP_ADDRESS":
-            return is_local_address(span) or is_network(span)
+            return is_nobodys_address(span) or is_network(span)
         if entity == "PERSON":
             words = [w.casefold() for w in re.findall(r"[^\W\d_]{2,}", span)]
             return bool(words) and all(

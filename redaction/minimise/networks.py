@@ -22,8 +22,8 @@ _LOCAL_NETWORKS = tuple(
 _NETWORK = re.compile(r"(?P<address>[0-9a-fA-F:.]+)/(?P<prefix>\d{1,3})")
 
 
-def is_local_address(text: str) -> bool:
-    """True when ``text`` is an IPv4 or IPv6 address of a local range (see the module)."""
+def is_nobodys_address(text: str) -> bool:
+    """True when ``text`` is a loopback or the unspecified address (IPv4 or IPv6)."""
     try:
         address = ipaddress.ip_address(text.strip())
     except ValueError:

@@ -11,10 +11,11 @@ quoted-passage pattern (:data:`QUOTED`) and the version test shared with
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Iterable
 
-from redaction.minimise.networks import is_local_address, is_network
+from redaction.minimise.networks import is_network, is_nobodys_address
 from redaction.minimise.pieces import word_set
 
 EMAIL = re.compile(
@@ -30,7 +31,9 @@ EMAIL = re.compile(
 )
 
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\w|/\d)")
-_IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-f]{1,4}:){3,7}[0-9a-f]{1,4}(?![\w:]|/\d)", re.I)
+_IPV6 = re.compile(r"(?<![\w:])(?=[0-9a-f]*:[0-9a-f]*:)[0-9a-f:]{2,39}(?![\w:]|/\d)", re.I)
+"""A run of hex digits and colons that may be an IPv6 address, compressed ("fe80::1")
+or not; :func:`_is_ipv6` decides (a time like "12:30:45" is not one)."""
 _IBAN = re.compile(r"(?<![\w])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?!\w)")
 _DATE = re.compile(
     r"(?<![\w.])(?:\d{1,2}[./\-]\d{1,2}[./\-](?:19|20)\d{2}|(?:19|20)\d{2}[/\-]\d{1,2}[/\-]\d{1,2}"
@@ -145,8 +148,10 @@ def forced_spans(
                 _after_product(text, m.start()) or re.search(r"(?:^|\.)0\d", m.group())
             ):
                 continue  # "Rails 7.1.3.2", "firmware 7.00.00.171": a four-part version
-            if pattern in (_IPV4, _IPV6) and is_local_address(m.group()):
-                continue  # "10.0.4.12", "0.0.0.0": a local address identifies no one
+            if pattern is _IPV6 and not _is_ipv6(m.group()):
+                continue
+            if pattern in (_IPV4, _IPV6) and is_nobodys_address(m.group()):
+                continue  # "127.0.0.1", "0.0.0.0": an address that names no machine
             spans.append(m.span())
     for m in _PLATES.finditer(text):
         letters = re.findall(r"[^\W\d_]+", m.group())
@@ -234,3 +239,10 @@ def is_version(chunk: str) -> bool:
         and all(g.isdigit() for g in groups)
         and any(len(g) <= 2 for g in groups[1:])
     )
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        return ipaddress.ip_address(text).version == 6
+    except ValueError:
+        return False

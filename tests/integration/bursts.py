@@ -37,7 +37,7 @@ from tests.integration.harness import (
     worker_fleet,
 )
 from workers.cli.demo_stand_ins import WebhookReceiver
-from workers.client.intake import ask
+from workers.client.intake import submit_question
 from workers.contracts.jobs import Job
 from workers.core.tenants import TenantKeys
 from workers.db import repository as repo
@@ -305,7 +305,7 @@ def submit(
     **options: Any,
 ) -> Job:  # fmt: skip
     """Sign and enqueue a question on the fleet's queue (``env``), delivered to ``sink``."""
-    return ask(
+    return submit_question(
         producer(env.get("CRAG_REDIS_URL") or Settings().redis_url),
         env["CRAG_QUEUE"],
         keys.tenant_id,

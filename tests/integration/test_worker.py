@@ -30,7 +30,7 @@ from workers.celery.broker import envelope
 from workers.cli.demo_stand_ins import WebhookReceiver
 from workers.cli.main import app as cli
 from workers.cli.main import tenant_keys
-from workers.client.intake import ask, enqueue
+from workers.client.intake import submit_job, submit_question
 from workers.client.waiting import wait_for_outcome
 from workers.contracts.jobs import new_job, webhook_id
 from workers.contracts.names import ANSWER_TASK
@@ -118,7 +118,7 @@ def sessions(migrated_db: str) -> Any:
 def submit(fleet: dict[str, Any], thread: str, question: str, **options: Any) -> Any:
     """Enqueue a question for the module's tenant, delivered to its webhook sink by default."""
     options.setdefault("webhook_url", fleet["sink"].url)
-    return ask(
+    return submit_question(
         celery_app, fleet["queue"], fleet["tenant"], thread, question, key=fleet["key"], **options
     )
 
@@ -463,7 +463,7 @@ def test_webhook_to_a_private_address_is_refused(fleet: dict[str, Any], settings
     tenant = f"t-ssrf-{uuid.uuid4().hex[:6]}"
     key = tenant_keys(tenant).submission_key  # no allowlist
     try:
-        job = ask(
+        job = submit_question(
             celery_app,
             fleet["queue"],
             tenant,
@@ -509,7 +509,7 @@ def test_a_job_past_its_deadline_ends_with_the_apology(fleet: dict[str, Any]) ->
         webhook_url=fleet["sink"].url,
         deadline_s=2.5,  # the VERYSLOW generator alone takes 4 s
     )
-    enqueue(celery_app, job, fleet["queue"], fleet["key"])
+    submit_job(celery_app, job, fleet["queue"], fleet["key"])
     [delivery] = fleet["sink"].wait_for(job.job_id, timeout_s=60)
     body = delivery.body
     assert (body["status"], body["reason"], body["handoff"]) == (

@@ -52,3 +52,21 @@ def test_support_ratio() -> None:
     assert support_ratio("The fastener needs 12 newton metres", evidence) == pytest.approx(0.8)
     assert support_ratio("Bananas are yellow fruit", evidence) == 0.0
     assert support_ratio("It is", evidence) == 1.0
+
+
+def test_ruled_route_judges_small_talk_on_the_message_and_recency_on_the_question() -> None:
+    from pipeline.rules import ruled_route
+
+    # A follow-up's standalone form is not small talk, but "Thanks!" is.
+    assert (
+        ruled_route("direct", "r", "Thanks!", "Thanks for the torque value", web_enabled=True)[0]
+        == "direct"
+    )
+    assert ruled_route("direct", "r", "What is it?", "What is it?", web_enabled=False) == (
+        "vectorstore",
+        "the direct route is only for small talk",
+    )
+    assert ruled_route("vectorstore", "r", "and now?", "news today?", web_enabled=True)[0] == (
+        "web_search"
+    )
+    assert ruled_route("web_search", "r", "q", "q", web_enabled=False)[0] == "vectorstore"

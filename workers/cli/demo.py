@@ -47,7 +47,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
     from corpus.freshness import ensure_indexed
     from workers.celery.app import app as celery_app
     from workers.cli.main import ingest_progress, tenant_keys
-    from workers.client.intake import ask
+    from workers.client.intake import submit_question
     from workers.runtime.models import make_embeddings_for
 
     es = make_es_client(settings.elasticsearch_url)
@@ -93,7 +93,7 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
             try:
                 jobs = {}
                 for label, question in QUESTIONS:
-                    job = ask(
+                    job = submit_question(
                         celery_app,
                         settings.queue,
                         tenant,

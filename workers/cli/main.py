@@ -257,7 +257,7 @@ def ask(
     from kombu.exceptions import OperationalError
 
     from workers.celery.app import app as celery_app
-    from workers.client.intake import ask as enqueue_question
+    from workers.client.intake import submit_question
     from workers.client.waiting import wait_for_outcome
     from workers.contracts.errors import PermanentJobError
     from workers.db import repository as repo
@@ -277,7 +277,7 @@ def ask(
                 f"(thread {used.thread_id!r}); use a new job id for a new question"
             )
     try:
-        job = enqueue_question(
+        job = submit_question(
             celery_app,
             s.queue,
             tenant,

@@ -19,7 +19,7 @@ from workers.contracts.names import ANSWER_TASK
 from workers.contracts.signing import sign_job
 
 
-def enqueue(app: Celery, job: Job, queue: str, key: str) -> str:
+def submit_job(app: Celery, job: Job, queue: str, key: str) -> str:
     """Sign ``job`` with the tenant's submission key and send it to ``queue``.
 
     Args:
@@ -47,7 +47,7 @@ def _redis(url: str) -> Redis:
     return Redis.from_url(url)
 
 
-def ask(
+def submit_question(
     app: Celery,
     queue: str,
     tenant_id: str,
@@ -73,5 +73,5 @@ def ask(
         PermanentJobError: A field is invalid; nothing was enqueued.
     """
     job = new_job(tenant_id, thread_id, question, **options)
-    enqueue(app, job, queue, key)
+    submit_job(app, job, queue, key)
     return job

@@ -8,8 +8,8 @@ itself first in the table and run before earlier ones still waiting for their re
 
 So a job also joins a sorted set ``crag:line:{tenant}:{thread}`` (score: ``submitted_at``
 in whole microseconds, exact in a double; member: ``job_id``) as soon as it is enqueued
-(:func:`workers.client.intake.enqueue`) and again, idempotently, whenever a worker sees it, before
-anything touches Postgres. A job runs only
+(:func:`workers.client.intake.submit_job`) and again, idempotently, whenever a worker sees
+it, before anything touches Postgres. A job runs only
 when no unfinished job submitted before it is still in that line. A job leaves the line when
 its outcome is stored or it is dead-lettered; a member found finished, or older than
 :data:`LINE_MAX_AGE_S` (past any deadline, so it can no longer be waiting its turn), is

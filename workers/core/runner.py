@@ -88,6 +88,21 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
     takes the thread's lock. Otherwise it returns at once with ``outcome=None``, so waiting holds no
     worker slot. A job past its deadline ends with the apology without waiting its turn.
 
+    Transactions (each short; none is open during a model call):
+
+    1. Intake: the tenant, the signature, the webhook URL, a finished duplicate, the
+       thread's owner, the job's row and the thread's head, in one transaction. (A job
+       already past its deadline stores its apology in one more.)
+    2. Under the thread lock: the next fencing token, a finished duplicate again, the run
+       started; committed before the graph runs, so the fencing trigger sees the token.
+    3. The graph: the checkpointer writes one checkpoint per super-step on its own pool
+       (``durability="sync"``), each refused by Postgres if a newer run holds the thread;
+       a web query's egress row is committed on its own before the query leaves.
+    4. The outcome (the outbox row), under a row lock on the thread that checks the fence.
+
+    The Redis line is joined before 1 and left after 4; delivery happens after, in the
+    task, outside the lock.
+
     Args:
         job: The parsed job.
         res: The process's resources.
