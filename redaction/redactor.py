@@ -19,8 +19,8 @@ from presidio_anonymizer.entities import RecognizerResult as Span
 
 from pipeline.deps import Redaction
 from redaction.analyzer import LANGUAGE
+from redaction.checked_spans import refine_results
 from redaction.national_ids import NATIONAL_ID_ENTITIES
-from redaction.refine import refine_results
 from redaction.street_address import STREET_ADDRESS
 
 DEFAULT_ENTITIES: tuple[str, ...] = (

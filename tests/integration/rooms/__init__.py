@@ -1,0 +1,1 @@
+"""Direct tests of the rooms of ``workers/``, one file per room and subject."""

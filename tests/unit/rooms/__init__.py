@@ -1,0 +1,1 @@
+"""Direct tests of the rooms of ``workers/`` that need no services."""
