@@ -21,6 +21,7 @@ from tests.conftest import forget_tenant
 from tests.integration.graph_helpers import torque_model
 from workers.cli.main import app as cli
 from workers.contracts.jobs import new_job
+from workers.core.progress import progress_key
 from workers.core.runner import answer_job
 from workers.core.tenants import ensure_tenant
 from workers.db import repository as repo
@@ -109,6 +110,8 @@ def test_forget_a_subject_deletes_everything_of_their_threads_and_nothing_else(
             session, "job", "bad signature", refused.model_dump(mode="json"), tenant, "r-1"
         )
     assert all(stored(settings, tenant, mine, my_jobs).values())  # control: data exists
+    streams = {j: progress_key(tenant, j) for j in (*my_jobs, *other_jobs)}
+    assert all(res.redis.exists(key) for key in streams.values())  # their progress events
     index = index_name(tenant, settings.index_prefix)
     es.search(index=index, size=0, request_cache=True, query={"match": {"text": "torque"}})
     cache = es.indices.stats(index=index, metric="request_cache")
@@ -124,6 +127,8 @@ def test_forget_a_subject_deletes_everything_of_their_threads_and_nothing_else(
         (*TABLES_BY_THREAD, *TABLES_BY_JOB, *CHECKPOINTS), 0
     )
     assert redis_keys(res, tenant, mine) == []
+    assert not any(res.redis.exists(streams[j]) for j in my_jobs)
+    assert all(res.redis.exists(streams[j]) for j in other_jobs)
     cache = es.indices.stats(index=index, metric="request_cache")
     assert cache["_all"]["total"]["request_cache"]["memory_size_in_bytes"] == 0
     assert all(stored(settings, tenant, other, other_jobs).values())  # another user's kept

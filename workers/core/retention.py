@@ -17,6 +17,7 @@ from redis import Redis
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.orm import Session
 
+from workers.core.progress import progress_key
 from workers.db.models import (
     DeadLetter,
     EgressRecord,
@@ -97,7 +98,7 @@ def delete_threads(
                 text(f"DELETE FROM {table} WHERE thread_id = ANY(:ids)"), {"ids": graph_ids}
             )
         )
-    counts["redis_keys"] = _delete_redis_keys(redis, tenant_id, threads)
+    counts["redis_keys"] = _delete_redis_keys(redis, tenant_id, threads, job_ids)
     return counts
 
 
@@ -105,8 +106,15 @@ def _rowcount(result: Any) -> int:
     return int(result.rowcount or 0)
 
 
-def _delete_redis_keys(redis: Redis, tenant_id: str, threads: Sequence[str]) -> int:
-    deleted = 0
+def _delete_redis_keys(
+    redis: Redis, tenant_id: str, threads: Sequence[str], job_ids: Sequence[str]
+) -> int:
+    """Delete the threads' locks and wake marks and their jobs' progress streams.
+
+    The streams hold model-written reasons and the answer (:mod:`workers.core.progress`).
+    """
+    progress = [progress_key(tenant_id, job_id) for job_id in job_ids]
+    deleted = int(redis.delete(*progress)) if progress else 0
     for thread in threads:
         for pattern in (f"crag:lock:{tenant_id}:{thread}", f"crag:wake:{tenant_id}:{thread}:*"):
             keys = list(redis.scan_iter(match=pattern.replace("[", "\\[")))
