@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from presidio_analyzer import RecognizerResult
 
+from redaction.minimise.networks import is_nobodys_address
 from redaction.names import refine_person_spans
 from redaction.national_ids import NATIONAL_ID_ENTITIES
 
@@ -105,4 +106,4 @@ def is_non_identifying_ip(result: RecognizerResult, text: str) -> bool:
         network = ipaddress.ip_network(text[result.start : result.end], strict=False)
     except ValueError:
         return False
-    return network.network_address.is_loopback or network.network_address.is_unspecified
+    return is_nobodys_address(str(network.network_address))

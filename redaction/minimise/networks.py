@@ -15,10 +15,6 @@ from __future__ import annotations
 import ipaddress
 import re
 
-_LOCAL_NETWORKS = tuple(
-    ipaddress.ip_network(net) for net in ("127.0.0.0/8", "0.0.0.0/32", "::1/128", "::/128")
-)
-
 _NETWORK = re.compile(r"(?P<address>[0-9a-fA-F:.]+)/(?P<prefix>\d{1,3})")
 
 
@@ -28,7 +24,7 @@ def is_nobodys_address(text: str) -> bool:
         address = ipaddress.ip_address(text.strip())
     except ValueError:
         return False
-    return any(address in net for net in _LOCAL_NETWORKS if net.version == address.version)
+    return address.is_loopback or address.is_unspecified
 
 
 def is_network(text: str) -> bool:
