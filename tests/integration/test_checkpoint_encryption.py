@@ -16,6 +16,7 @@ from pipeline.deps import Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from tests.integration.graph_helpers import torque_model
 from workers.contracts.jobs import new_job
+from workers.core.context import context_of
 from workers.core.deps import job_deps
 from workers.core.runner import answer_job
 from workers.core.tenants import ensure_tenant
@@ -54,7 +55,7 @@ def test_no_question_or_answer_text_is_stored_readable(
     ensure_tenant(res.sessions, corpus_tenant)
     marker = f"zebra{uuid.uuid4().hex[:8]}"
     job = new_job(corpus_tenant, f"th-enc-{marker}", f"{TORQUE_Q} ({marker})")
-    answer_job(job, res)
+    answer_job(job, context_of(res))
     config = {"configurable": {"thread_id": job.graph_thread_id}}
     state = res.graph.get_state(config).values
     assert marker in state["question"]  # readable through the checkpointer…

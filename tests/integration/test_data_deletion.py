@@ -21,6 +21,7 @@ from tests.conftest import forget_tenant
 from tests.integration.graph_helpers import torque_model
 from workers.cli.main import app as cli
 from workers.contracts.jobs import new_job
+from workers.core.context import context_of
 from workers.core.progress import progress_key
 from workers.core.runner import answer_job
 from workers.core.tenants import ensure_tenant
@@ -55,7 +56,7 @@ def run(res: Resources, tenant: str, thread: str, subject: str | None = None) ->
     job = new_job(
         tenant, thread, TORQUE_Q, subject_id=subject, webhook_url="http://127.0.0.1:9/hook"
     )
-    result = answer_job(job, res)
+    result = answer_job(job, context_of(res))
     assert result.outcome is not None
     with transaction(res.sessions) as session:
         outcome = repo.get_outcome(session, tenant, job.job_id)

@@ -21,6 +21,7 @@ from tests.fakes.web_provider import FakeWebProvider, web_result
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.cli.main import app as cli
 from workers.contracts.jobs import new_job
+from workers.core.context import context_of
 from workers.core.runner import answer_job
 from workers.core.tenants import ensure_tenant
 from workers.db import repository as repo
@@ -96,7 +97,7 @@ def test_a_tenant_with_web_search_off_never_egresses(
     # The router asks for the web, and nothing in the index matches "16.2" (an incorrect
     # round that would otherwise fall back to the web): neither path reaches it.
     job = new_job(tenant, f"th-{tenant}", RELEASE_Q)
-    body = answer_job(job, res).outcome.body  # type: ignore[union-attr]
+    body = answer_job(job, context_of(res)).outcome.body  # type: ignore[union-attr]
     assert provider.requests == []
     assert body["web_used"] is False and body["route"] != "web_search"
     with res.sessions() as session:
@@ -109,7 +110,7 @@ def test_egress_is_redacted_audited_and_domain_filtered(
     set_policy(res, tenant, deny_terms=["Project Bluebird"], web_domain_denylist=["evil.example"])
     provider.reset()
     job = new_job(tenant, f"th-{tenant}", RELEASE_Q)
-    body = answer_job(job, res).outcome.body  # type: ignore[union-attr]
+    body = answer_job(job, context_of(res)).outcome.body  # type: ignore[union-attr]
 
     [sent] = [r["query"] for r in provider.requests]
     for secret in ("Bluebird", "jane", "example.com", "<", ">"):

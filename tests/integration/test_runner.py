@@ -21,6 +21,7 @@ from tests.integration.graph_helpers import torque_model
 from workers.cli.main import tenant_keys
 from workers.contracts.errors import LockLost, PermanentJobError
 from workers.contracts.jobs import new_job
+from workers.core.context import context_of
 from workers.core.progress import TTL_S as PROGRESS_TTL_S
 from workers.core.progress import progress_key, read_events
 from workers.core.runner import answer_job, run_graph
@@ -53,7 +54,7 @@ def test_one_trace_per_job_with_a_span_per_node(
     resources: Resources, corpus_tenant: str, spans: InMemorySpanExporter
 ) -> None:
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
-    body = run_graph(job, resources)
+    body = run_graph(job, context_of(resources))
 
     mine = [
         s for s in spans.get_finished_spans() if format(s.context.trace_id, "032x") == body.trace_id
@@ -84,7 +85,7 @@ def test_a_job_publishes_each_node_it_starts_for_readers_to_follow(
     resources: Resources, corpus_tenant: str
 ) -> None:
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
-    body = run_graph(job, resources)
+    body = run_graph(job, context_of(resources))
 
     events = read_events(resources.redis, job.tenant_id, job.job_id)
     nodes = [e["node"] for e in events if e["kind"] == "node"]
@@ -101,7 +102,7 @@ def test_a_job_publishes_each_node_it_starts_for_readers_to_follow(
 def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_tenant: str) -> None:
     thread = f"th-{uuid.uuid4().hex[:8]}"
     for question in (TORQUE_Q, f"{TORQUE_Q} Again?"):
-        run_graph(new_job(corpus_tenant, thread, question), resources)
+        run_graph(new_job(corpus_tenant, thread, question), context_of(resources))
 
     config = {"configurable": {"thread_id": f"{corpus_tenant}:{thread}"}}
     state = resources.graph.get_state(config).values
@@ -125,12 +126,12 @@ def test_a_stale_run_cannot_write_a_checkpoint_or_store_an_outcome(
 
     # Postgres refuses the stale run's very first checkpoint, so it changes nothing.
     with pytest.raises(LockLost, match="stale fence"):
-        run_graph(job, resources, fence=stale)
+        run_graph(job, context_of(resources), fence=stale)
     assert not resources.graph.get_state(config).values
     with pytest.raises(LockLost, match="stale"), transaction(resources.sessions) as session:
         repo.check_fence(session, job.tenant_id, job.thread_id, stale)
 
-    body = run_graph(job, resources, fence=current)
+    body = run_graph(job, context_of(resources), fence=current)
     assert body.status == "answered"
     with transaction(resources.sessions) as session:
         repo.check_fence(session, job.tenant_id, job.thread_id, current)
@@ -151,13 +152,17 @@ def test_spans_carry_no_question_text_unless_debugging_and_then_redacted(
         ]
         return json.dumps([dict(s.attributes or {}) for s in mine])
 
-    quiet = run_graph(new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", question), resources)
+    quiet = run_graph(
+        new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", question), context_of(resources)
+    )
     assert "rotor shaft" not in attributes(quiet) and "Jane" not in attributes(quiet)
 
     debug = dataclasses.replace(
         resources, settings=resources.settings.model_copy(update={"trace_question": True})
     )
-    loud = run_graph(new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", question), debug)
+    loud = run_graph(
+        new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", question), context_of(debug)
+    )
     shown = attributes(loud)
     assert "rotor shaft fastener" in shown  # the debug setting shows the question…
     assert "Jane" not in shown and "jane.doe" not in shown  # …redacted
@@ -168,4 +173,4 @@ def test_a_job_from_the_future_is_refused(resources: Resources, corpus_tenant: s
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
     ahead = job.model_copy(update={"submitted_at": job.submitted_at + timedelta(days=365)})
     with pytest.raises(PermanentJobError, match="is in the future"):
-        answer_job(ahead, resources)
+        answer_job(ahead, context_of(resources))

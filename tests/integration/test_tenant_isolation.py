@@ -23,6 +23,7 @@ from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel, echo_condenser
 from tests.integration.graph_helpers import answer, route, verdict
 from workers.contracts.jobs import new_job
+from workers.core.context import context_of
 from workers.core.runner import answer_job
 from workers.core.tenants import ensure_tenant
 from workers.runtime.resources import Resources
@@ -117,7 +118,7 @@ def test_no_chunk_of_a_reaches_bs_state_prompts_or_outcome(
     question = attack.format(a=a)
     thread = f"th-{b}-{uuid.uuid4().hex[:6]}"
     before = len(model.calls)
-    result = answer_job(new_job(b, thread, question, allow_web=False), res)
+    result = answer_job(new_job(b, thread, question, allow_web=False), context_of(res))
     assert result.outcome is not None
     outcome = json.dumps(result.outcome.body)
     state = res.graph.get_state({"configurable": {"thread_id": f"{b}:{thread}"}}).values

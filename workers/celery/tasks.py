@@ -21,6 +21,7 @@ import redis.exceptions
 import sqlalchemy.exc
 from celery import Task, shared_task
 from celery.utils.time import get_exponential_backoff_interval
+from sqlalchemy.orm import Session, sessionmaker
 
 from workers.contracts.errors import PermanentJobError, TransientJobError
 from workers.contracts.jobs import Job, parse_job
@@ -31,6 +32,7 @@ from workers.contracts.names import (
     DELIVER_TASK,
     SWEEP_TASK,
 )
+from workers.core.context import JobContext, context_of
 from workers.core.failures import dead_letter, give_up
 from workers.core.progress import announce_outcome
 from workers.core.runner import answer_job
@@ -38,7 +40,8 @@ from workers.core.turns import wait_turn, wake_next
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.delivery import machine
-from workers.runtime.resources import Resources, get_resources
+from workers.runtime.resources import get_resources
+from workers.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +55,8 @@ TRANSIENT = (
 )
 
 
-def backoff(res: Resources, retries: int) -> int:
+def backoff(s: Settings, retries: int) -> int:
     """Seconds before retry ``retries + 1``: exponential with full jitter, capped."""
-    s = res.settings
     return get_exponential_backoff_interval(
         factor=max(1, int(s.retry_backoff_s)),
         retries=retries,
@@ -66,10 +68,10 @@ def backoff(res: Resources, retries: int) -> int:
 @shared_task(name=ANSWER_TASK, bind=True, acks_late=True, max_retries=None)
 def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """Answer one job (the only argument is the job JSON) and deliver its outcome."""
-    res = get_resources()
+    ctx = context_of(get_resources())
     if len(args) != 1 or kwargs:
         return dead_letter(
-            res,
+            ctx,
             "job",
             f"expected exactly one argument (the job), got {len(args)} and {sorted(kwargs)}",
             {"args": args, "kwargs": kwargs},
@@ -80,71 +82,73 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
     job: Job | None = None
     try:
         job = parse_job(body)
-        result = answer_job(job, res, signed=body)
+        result = answer_job(job, ctx, signed=body)
     except PermanentJobError as exc:
         result = _retrying(
-            self, res, dead_letter, res, "job", str(exc), body, exc.tenant_id, exc.job_id
+            self, ctx.settings, dead_letter, ctx, "job", str(exc), body, exc.tenant_id, exc.job_id
         )
         if job is not None:  # it joined its thread's line before it was refused
-            _retrying(self, res, leave_line, res.redis, job.tenant_id, job.thread_id, job.job_id)
+            line = (job.tenant_id, job.thread_id, job.job_id)
+            _retrying(self, ctx.settings, leave_line, ctx.redis, *line)
         return result
     except TRANSIENT as exc:
         assert job is not None  # parse_job raises only PermanentJobError
-        if self.request.retries < res.settings.job_max_retries:
+        if self.request.retries < ctx.settings.job_max_retries:
             log.warning("job %s: transient error, retrying: %s", job.job_id, exc)
-            raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+            countdown = backoff(ctx.settings, self.request.retries)
+            raise self.retry(exc=exc, countdown=countdown) from exc
         detail = f"gave up after {self.request.retries} retries: {exc}"
-        return _give_up(self, res, job, body, detail, "retries_exhausted")
+        return _give_up(self, ctx, job, body, detail, "retries_exhausted")
     except Exception as exc:
         if job is not None:  # a bug: the caller still gets a response, and we get the trace
             detail = f"internal error: {type(exc).__name__}: {exc}"
-            _give_up(self, res, job, body, detail, "internal_error")
+            _give_up(self, ctx, job, body, detail, "internal_error")
         raise
     outcome = result.outcome
     if outcome is None:  # not its turn yet: back on the queue, the worker slot is free
-        wait_turn(self.app, res, body, result.wait_s)
-        wake_next(self.app, res, job.tenant_id, job.thread_id)
+        wait_turn(self.app, ctx, body, result.wait_s)
+        wake_next(self.app, ctx, job.tenant_id, job.thread_id)
         return {"status": "waiting", "job_id": job.job_id, "wait_s": result.wait_s}
-    announce_outcome(res.redis, outcome)
+    announce_outcome(ctx.redis, outcome)
     if outcome.delivery_status == "pending":  # as stored or found by answer_job
         deliver_outcome.delay(outcome.tenant_id, outcome.job_id)
-    wake_next(self.app, res, job.tenant_id, job.thread_id)
+    wake_next(self.app, ctx, job.tenant_id, job.thread_id)
     return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
 
 
-def _retrying(self: Task, res: Resources, fn: Any, *args: Any) -> Any:
+def _retrying(self: Task, settings: Settings, fn: Any, *args: Any) -> Any:
     """Run ``fn(*args)``; if Postgres or Redis blinks, retry the whole task later."""
     try:
         return fn(*args)
     except TRANSIENT as exc:
         log.warning("could not record the end of a job, retrying: %s", exc)
-        raise self.retry(exc=exc, countdown=backoff(res, self.request.retries)) from exc
+        raise self.retry(exc=exc, countdown=backoff(settings, self.request.retries)) from exc
 
 
-def _deliver_if_due(res: Resources, tenant_id: str, job_id: str) -> None:
+def _deliver_if_due(sessions: sessionmaker[Session], tenant_id: str, job_id: str) -> None:
     """Send the outcome's delivery task while its delivery is ``pending``.
 
     Idempotent: a re-sent job that finds its outcome stored re-publishes it only if it is
     still pending (its first delivery task may have been lost with a worker), and
     :func:`deliver_outcome` never posts an outcome twice at once or after it was delivered.
     """
-    if machine.is_due(res.sessions, tenant_id, job_id):
+    if machine.is_due(sessions, tenant_id, job_id):
         deliver_outcome.delay(tenant_id, job_id)
 
 
-def _give_up(self: Task, res: Resources, job: Job, body: Any, detail: str, reason: str) -> Any:
+def _give_up(self: Task, ctx: JobContext, job: Job, body: Any, detail: str, reason: str) -> Any:
     """Store the ``failed`` outcome and the dead letter, deliver it, wake the next job."""
-    result = _retrying(self, res, give_up, res, job, body, detail, reason)
-    _retrying(self, res, _deliver_if_due, res, job.tenant_id, job.job_id)
-    wake_next(self.app, res, job.tenant_id, job.thread_id)
+    result = _retrying(self, ctx.settings, give_up, ctx, job, body, detail, reason)
+    _retrying(self, ctx.settings, _deliver_if_due, ctx.sessions, job.tenant_id, job.job_id)
+    wake_next(self.app, ctx, job.tenant_id, job.thread_id)
     return result
 
 
 @shared_task(name=DEAD_LETTER_TASK, bind=True, acks_late=True, max_retries=None)
 def record_dead_letter(self: Task, kind: str, reason: str, payload: Any) -> dict[str, Any]:
     """Record a message the broker or the consumer refused (see :mod:`workers.celery.broker`)."""
-    res = get_resources()
-    return _retrying(self, res, dead_letter, res, kind, reason, payload, None, None)
+    ctx = context_of(get_resources())
+    return _retrying(self, ctx.settings, dead_letter, ctx, kind, reason, payload, None, None)
 
 
 @shared_task(name=DELIVER_TASK, bind=True, acks_late=True, max_retries=None)
@@ -180,7 +184,7 @@ def deliver_outcome(self: Task, tenant_id: str, job_id: str) -> dict[str, Any]:
     if step.retry:
         # Only now, with the guard free: a retry sent while it was held could run at once
         # (full jitter draws 0 s), find the guard taken and end, and the delivery was lost.
-        wait = max(backoff(res, self.request.retries), step.retry_after_s or 0)
+        wait = max(backoff(res.settings, self.request.retries), step.retry_after_s or 0)
         raise self.retry(countdown=min(wait, s.retry_backoff_max_s))
     return step.result
 

@@ -14,22 +14,22 @@ from typing import Any
 
 from workers.contracts.jobs import Job
 from workers.contracts.names import outcome_channel
+from workers.core.context import JobContext
 from workers.core.progress import ProgressLog
 from workers.core.runner import record_failure
 from workers.db import repository as repo
 from workers.db.engine import transaction
-from workers.runtime.resources import Resources
 
 log = logging.getLogger(__name__)
 
 
 def dead_letter(
-    res: Resources, kind: str, reason: str, payload: Any, tenant_id: str | None, job_id: str | None
+    ctx: JobContext, kind: str, reason: str, payload: Any, tenant_id: str | None, job_id: str | None
 ) -> dict[str, Any]:
     """Record a dead letter, log it and tell any waiter; returns the task's result summary.
 
     Args:
-        res: The process's resources (sessions and Redis are used).
+        ctx: The core's context (its sessions and Redis are used).
         kind: ``job``, ``message`` (refused by the broker) or ``webhook``.
         reason: Why, in words an operator can act on.
         payload: What was refused (kept as JSON; anything else as its ``repr``).
@@ -40,16 +40,16 @@ def dead_letter(
         sqlalchemy.exc.OperationalError: Postgres is unreachable (callers retry).
     """
     log.error("dead letter (%s) tenant=%s job=%s: %s", kind, tenant_id, job_id, reason)
-    with transaction(res.sessions) as session:
+    with transaction(ctx.sessions) as session:
         repo.add_dead_letter(session, kind, reason, _jsonable(payload), tenant_id, job_id)
     if tenant_id and job_id:
-        ProgressLog(res.redis, tenant_id, job_id).emit([("dead_letter", {"reason": reason})])
-        res.redis.publish(outcome_channel(tenant_id, job_id), "dead_letter")
+        ProgressLog(ctx.redis, tenant_id, job_id).emit([("dead_letter", {"reason": reason})])
+        ctx.redis.publish(outcome_channel(tenant_id, job_id), "dead_letter")
     return {"status": "dead_letter", "reason": reason}
 
 
 def give_up(
-    res: Resources, job: Job, body: Any, detail: str, reason: str = "internal_error"
+    ctx: JobContext, job: Job, body: Any, detail: str, reason: str = "internal_error"
 ) -> dict[str, Any]:
     """End a job the fleet could not answer: a ``failed`` outcome, then its dead letter.
 
@@ -60,8 +60,8 @@ def give_up(
     Raises:
         sqlalchemy.exc.OperationalError: Postgres is unreachable (callers retry).
     """
-    record_failure(job, res, detail, reason)
-    return dead_letter(res, "job", detail, body, job.tenant_id, job.job_id)
+    record_failure(job, ctx, detail, reason)
+    return dead_letter(ctx, "job", detail, body, job.tenant_id, job.job_id)
 
 
 def _jsonable(payload: Any) -> Any:

@@ -23,7 +23,7 @@ from workers.contracts.errors import LockLost, LockTimeout, PermanentJobError
 from workers.contracts.jobs import Job, OutcomeBody, webhook_id
 from workers.contracts.line import ahead_of, join_line, leave_line
 from workers.contracts.signing import verify_job
-from workers.core.deps import job_deps
+from workers.core.context import JobContext
 from workers.core.outcomes import apology, outcome_body
 from workers.core.progress import ProgressLog
 from workers.core.tenants import TenantPolicy
@@ -34,7 +34,6 @@ from workers.db.models import JobRecord, OutcomeRecord, Tenant
 from workers.delivery.policy import intake_problem
 from workers.runtime.checkpointing import GUARD_KEY, CheckpointGuard
 from workers.runtime.lock import thread_lock
-from workers.runtime.resources import Resources
 from workers.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -79,7 +78,7 @@ def authenticate(session: Session, tenant: Tenant, job: Job, body: dict[str, Any
     verify_job(body, tenant.submission_key, job.tenant_id)
 
 
-def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -> Result:
+def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) -> Result:
     """Answer ``job`` once, in its turn on its thread; a job_id seen before returns its outcome.
 
     Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line,
@@ -105,7 +104,7 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
 
     Args:
         job: The parsed job.
-        res: The process's resources.
+        ctx: The core's context (:class:`workers.core.context.JobContext`).
         signed: The job as received, to verify its signature (:func:`authenticate`)
             before anything else; ``None`` only for callers inside the fleet (tests,
             benchmarks) that built the job themselves.
@@ -118,10 +117,10 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
             not be reused).
         LockLost: The lock or the fence was lost during the run; nothing was stored.
     """
-    s = res.settings
+    s = ctx.settings
     # Before Postgres: the thread's Redis line keeps submission order through its outages.
-    join_line(res.redis, job.tenant_id, job.thread_id, job.job_id, job.submitted_at)
-    with transaction(res.sessions) as session:
+    join_line(ctx.redis, job.tenant_id, job.thread_id, job.job_id, job.submitted_at)
+    with transaction(ctx.sessions) as session:
         tenant = repo.get_tenant(session, job.tenant_id)
         if tenant is None:
             raise PermanentJobError(
@@ -158,21 +157,21 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
     deadline = deadline_of(job, s.job_deadline_s)
     if time.time() >= deadline:
         late = apology(job, s.apology, {}, deadline - job.submitted_at.timestamp())
-        return _store(res, job, late)
+        return _store(ctx, job, late)
     reject = job.options.multitask == "reject"
     busy = f"thread {job.thread_id!r} is busy with another job"
-    ended = partial(has_ended, res, job.tenant_id)
+    ended = partial(has_ended, ctx, job.tenant_id)
     if (
         head is None
         or head.job_id != job.job_id
-        or ahead_of(res.redis, job.tenant_id, job.thread_id, job.job_id, job.submitted_at, ended)
+        or ahead_of(ctx.redis, job.tenant_id, job.thread_id, job.job_id, job.submitted_at, ended)
     ):
-        return _rejected(res, job, busy) if reject else _wait(s, deadline)
+        return _rejected(ctx, job, busy) if reject else _wait(s, deadline)
     with ExitStack() as stack:
         try:
             held = stack.enter_context(
                 thread_lock(
-                    res.redis,
+                    ctx.redis,
                     job.tenant_id,
                     job.thread_id,
                     ttl_s=s.lock_ttl_s,
@@ -181,17 +180,17 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
                 )
             )
         except LockTimeout:
-            return _rejected(res, job, busy) if reject else _wait(s, deadline)
-        with transaction(res.sessions) as session:
+            return _rejected(ctx, job, busy) if reject else _wait(s, deadline)
+        with transaction(ctx.sessions) as session:
             fence = repo.claim_fence(session, job)
             # Checked again under the lock: a duplicate may have finished meanwhile.
             done = _finished(session, job)
             if done is not None:
                 return Result(done, fresh=False)
             repo.start_job(session, job)
-        body = run_graph(job, res, fence, policy, guard=held)
+        body = run_graph(job, ctx, fence, policy, guard=held)
         held.check()  # a worker that lost its lock must not publish
-        with transaction(res.sessions) as session:
+        with transaction(ctx.sessions) as session:
             repo.check_fence(session, job.tenant_id, job.thread_id, fence)
             stored, fresh = repo.save_outcome(
                 session,
@@ -199,13 +198,13 @@ def answer_job(job: Job, res: Resources, signed: dict[str, Any] | None = None) -
                 webhook_id(job.tenant_id, job.job_id),
                 has_webhook=job.webhook_url is not None,
             )
-    leave_line(res.redis, job.tenant_id, job.thread_id, job.job_id)
+    leave_line(ctx.redis, job.tenant_id, job.thread_id, job.job_id)
     return Result(stored, fresh=fresh)
 
 
-def has_ended(res: Resources, tenant_id: str, job_id: str) -> bool:
+def has_ended(ctx: JobContext, tenant_id: str, job_id: str) -> bool:
     """Whether ``job_id`` is over: its outcome is stored or it was dead-lettered."""
-    with transaction(res.sessions) as session:
+    with transaction(ctx.sessions) as session:
         return repo.has_ended(session, tenant_id, job_id)
 
 
@@ -219,25 +218,25 @@ def _wait(s: Settings, deadline: float) -> Result:
     return Result(None, fresh=False, wait_s=max(0.05, min(s.thread_poll_s, deadline - time.time())))
 
 
-def _rejected(res: Resources, job: Job, busy: str) -> Result:
+def _rejected(ctx: JobContext, job: Job, busy: str) -> Result:
     """Double-texting with the ``reject`` strategy: answer ``rejected_busy`` at once."""
-    rejected = record_failure(job, res, busy, reason="rejected_busy")
-    return Result(rejected or _stored(res, job), fresh=rejected is not None)
+    rejected = record_failure(job, ctx, busy, reason="rejected_busy")
+    return Result(rejected or _stored(ctx, job), fresh=rejected is not None)
 
 
-def _store(res: Resources, job: Job, body: OutcomeBody) -> Result:
+def _store(ctx: JobContext, job: Job, body: OutcomeBody) -> Result:
     """Store an outcome reached without running the graph (first writer wins)."""
-    with transaction(res.sessions) as session:
+    with transaction(ctx.sessions) as session:
         repo.start_job(session, job)
         record, fresh = repo.save_outcome(
             session, body, webhook_id(job.tenant_id, job.job_id), job.webhook_url is not None
         )
-    leave_line(res.redis, job.tenant_id, job.thread_id, job.job_id)
+    leave_line(ctx.redis, job.tenant_id, job.thread_id, job.job_id)
     return Result(record, fresh=fresh)
 
 
-def _stored(res: Resources, job: Job) -> OutcomeRecord:
-    with transaction(res.sessions) as session:
+def _stored(ctx: JobContext, job: Job) -> OutcomeRecord:
+    with transaction(ctx.sessions) as session:
         record = repo.get_outcome(session, job.tenant_id, job.job_id)
     assert record is not None  # record_failure found one
     return record
@@ -265,7 +264,7 @@ def _check_same_job(record: JobRecord, job: Job) -> None:
 
 def run_graph(
     job: Job,
-    res: Resources,
+    ctx: JobContext,
     fence: int | None = None,
     policy: TenantPolicy | None = None,
     guard: CheckpointGuard | None = None,
@@ -283,7 +282,7 @@ def run_graph(
 
     Args:
         job: The job (its ``submitted_at`` is the one first recorded).
-        res: The process's resources.
+        ctx: The core's context (:class:`workers.core.context.JobContext`).
         fence: The thread's fencing token from :func:`repository.claim_fence`; every
             checkpoint of the run carries it and Postgres refuses it once a newer run holds
             the thread (:mod:`workers.db.fencing`).
@@ -296,7 +295,7 @@ def run_graph(
         LockLost: Postgres refused a checkpoint because a newer run holds the thread, or
             ``guard`` says the lock was lost.
     """
-    deps = job_deps(res, job, policy)
+    deps = ctx.deps_for(job, policy)
     metadata: dict[str, Any] = {"job_id": job.job_id, "tenant_id": job.tenant_id}
     if fence is not None:
         metadata["crag_fence"] = fence
@@ -305,19 +304,19 @@ def run_graph(
         "recursion_limit": RECURSION_LIMIT,
         "metadata": metadata,
     }
-    deadline = deadline_of(job, res.settings.job_deadline_s)
+    deadline = deadline_of(job, ctx.settings.job_deadline_s)
     started = time.perf_counter()
     state: dict[str, Any] = {}
     with tracer.start_as_current_span("crag.job") as span:
         span.set_attribute("crag.job_id", job.job_id)
         span.set_attribute("crag.tenant_id", job.tenant_id)
         span.set_attribute("crag.thread_id", job.thread_id)
-        if res.settings.trace_question:  # debug only, and never the raw text
-            redacted = res.redactor.redact(job.question, policy.deny_terms if policy else ())
+        if ctx.settings.trace_question:  # debug only, and never the raw text
+            redacted = ctx.redactor.redact(job.question, policy.deny_terms if policy else ())
             span.set_attribute("crag.question_redacted", redacted.search_text)
         # A run of this job that a dead worker left half-done resumes from its last
         # checkpoint (input None) instead of starting the turn over.
-        snapshot = res.graph.get_state(config)
+        snapshot = ctx.graph.get_state(config)
         ours = snapshot.metadata is not None and snapshot.metadata.get("job_id") == job.job_id
         resumed = bool(snapshot.next) and ours
         # This job's turn already ran to its end (the attempt that ran it could not store
@@ -330,8 +329,8 @@ def run_graph(
             log.info("job %s: its turn had ended; storing that outcome", job.job_id)
             state = dict(snapshot.values)
         elif time.time() < deadline:
-            progress = ProgressLog(res.redis, job.tenant_id, job.job_id, job.thread_id)
-            steps = res.graph.stream(
+            progress = ProgressLog(ctx.redis, job.tenant_id, job.job_id, job.thread_id)
+            steps = ctx.graph.stream(
                 None if resumed else {"question": job.question},
                 config,
                 context=deps,
@@ -366,7 +365,7 @@ def run_graph(
         span.set_attribute("crag.outcome", reason if not outcome else outcome["status"])
         if not outcome or reason == "model_unavailable":
             allowed_s = deadline - job.submitted_at.timestamp()
-            body = apology(job, res.settings.apology, state, allowed_s, reason)
+            body = apology(job, ctx.settings.apology, state, allowed_s, reason)
             return body.model_copy(update={"latency_ms": latency_ms, "trace_id": trace_id})
     return outcome_body(job, state, latency_ms, trace_id).model_copy(
         update={"resumed": resumed or ended}
@@ -374,7 +373,7 @@ def run_graph(
 
 
 def record_failure(
-    job: Job, res: Resources, detail: str, reason: str = "internal_error"
+    job: Job, ctx: JobContext, detail: str, reason: str = "internal_error"
 ) -> OutcomeRecord | None:
     """Store a ``failed`` outcome so the caller still gets a response.
 
@@ -390,5 +389,5 @@ def record_failure(
         reason=reason,
         detail=detail,
     )
-    result = _store(res, job, body)
+    result = _store(ctx, job, body)
     return result.outcome if result.fresh else None

@@ -16,11 +16,11 @@ from typing import Any
 from celery import Celery
 
 from workers.contracts.names import ANSWER_TASK
+from workers.core.context import JobContext
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord
 from workers.runtime.lock import holder_of, lock_name
-from workers.runtime.resources import Resources
 
 log = logging.getLogger(__name__)
 
@@ -41,20 +41,20 @@ def job_body(record: JobRecord) -> dict[str, Any]:
     }
 
 
-def wait_turn(app: Celery, res: Resources, body: Any, wait_s: float) -> None:
+def wait_turn(app: Celery, ctx: JobContext, body: Any, wait_s: float) -> None:
     """Put a job back on the questions queue, to be looked at again in ``wait_s`` seconds."""
-    app.send_task(ANSWER_TASK, args=[body], queue=res.settings.queue, countdown=wait_s)
+    app.send_task(ANSWER_TASK, args=[body], queue=ctx.settings.queue, countdown=wait_s)
 
 
-def wake_next(app: Celery, res: Resources, tenant_id: str, thread_id: str) -> str | None:
+def wake_next(app: Celery, ctx: JobContext, tenant_id: str, thread_id: str) -> str | None:
     """Re-send the thread's next job now if the thread is idle; returns its job_id.
 
     Does nothing while the thread's lock is held by a job still running (its holder wakes
     the next job when it ends; a lock left by a job that has finished does not count, the
     woken job breaks it) or when the same job was woken within :data:`WAKE_DEBOUNCE_MS`.
     """
-    holder = res.redis.get(lock_name(tenant_id, thread_id))
-    with transaction(res.sessions) as session:
+    holder = ctx.redis.get(lock_name(tenant_id, thread_id))
+    with transaction(ctx.sessions) as session:
         if holder is not None:
             token = holder.decode() if isinstance(holder, bytes) else str(holder)
             holder_id, _ = holder_of(token)  # the token is ``<job id>@<process id>``
@@ -65,8 +65,8 @@ def wake_next(app: Celery, res: Resources, tenant_id: str, thread_id: str) -> st
     if head is None or body is None:
         return None
     key = f"crag:wake:{tenant_id}:{thread_id}:{head.job_id}"
-    if not res.redis.set(key, 1, nx=True, px=WAKE_DEBOUNCE_MS):
+    if not ctx.redis.set(key, 1, nx=True, px=WAKE_DEBOUNCE_MS):
         return None
-    app.send_task(ANSWER_TASK, args=[body], queue=res.settings.queue)
+    app.send_task(ANSWER_TASK, args=[body], queue=ctx.settings.queue)
     log.info("woke job %s of thread %s/%s", head.job_id, tenant_id, thread_id)
     return head.job_id

@@ -20,6 +20,7 @@ from workers.celery import tasks
 from workers.cli.demo_stand_ins import WebhookReceiver
 from workers.cli.main import tenant_keys
 from workers.contracts.jobs import new_job
+from workers.core.context import context_of
 from workers.core.runner import answer_job
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -47,7 +48,7 @@ def test_a_retry_is_sent_only_once_the_guard_is_free_and_the_outcome_is_delivere
         job = new_job(
             corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=receiver.url
         )
-        assert answer_job(job, resources).outcome is not None
+        assert answer_job(job, context_of(resources)).outcome is not None
         guard = f"crag:deliver:{job.tenant_id}:{job.job_id}"
         held_at_retry: list[bool] = []
         task = tasks.deliver_outcome
@@ -79,7 +80,7 @@ def test_a_duplicate_task_finding_the_guard_taken_posts_nothing(
         job = new_job(
             corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=receiver.url
         )
-        answer_job(job, resources)
+        answer_job(job, context_of(resources))
         holder = resources.redis.lock(f"crag:deliver:{job.tenant_id}:{job.job_id}", timeout=30)
         assert holder.acquire(blocking=False)
         try:

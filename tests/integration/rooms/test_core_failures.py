@@ -18,6 +18,7 @@ from tests.integration.graph_helpers import torque_model
 from workers.cli.main import tenant_keys
 from workers.contracts.jobs import new_job
 from workers.contracts.names import outcome_channel
+from workers.core.context import context_of
 from workers.core.failures import dead_letter, give_up
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -42,8 +43,9 @@ def test_a_job_given_up_gets_a_failed_outcome_one_dead_letter_and_its_waiter_is_
     pubsub.subscribe(outcome_channel(job.tenant_id, job.job_id))
     try:
         detail = "gave up after 3 retries: connection refused"
-        first = give_up(resources, job, {"job_id": job.job_id}, detail, "retries_exhausted")
-        second = give_up(resources, job, {"job_id": job.job_id}, detail, "retries_exhausted")
+        ctx = context_of(resources)
+        first = give_up(ctx, job, {"job_id": job.job_id}, detail, "retries_exhausted")
+        second = give_up(ctx, job, {"job_id": job.job_id}, detail, "retries_exhausted")
         told = [pubsub.get_message(timeout=1) for _ in range(4)]  # the first may be None
     finally:
         pubsub.close()
@@ -64,7 +66,7 @@ def test_a_dead_letter_keeps_a_payload_that_is_not_json_as_its_text(
     resources: Resources,
 ) -> None:
     reason = f"refused {uuid.uuid4().hex}"
-    result = dead_letter(resources, "message", reason, object(), None, None)
+    result = dead_letter(context_of(resources), "message", reason, object(), None, None)
     assert result == {"status": "dead_letter", "reason": reason}
     with transaction(resources.sessions) as session:
         [letter] = [d for d in repo.list_dead_letters(session, limit=20) if d.reason == reason]

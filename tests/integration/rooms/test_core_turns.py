@@ -20,6 +20,7 @@ from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
 from tests.integration.harness import producer
 from workers.contracts.jobs import Job, OutcomeBody, new_job
+from workers.core.context import context_of
 from workers.core.tenants import ensure_tenant
 from workers.core.turns import wake_next
 from workers.db import repository as repo
@@ -71,11 +72,12 @@ def test_the_oldest_job_of_an_idle_thread_is_sent_once_per_debounce(
 ) -> None:
     app = producer(resources.settings.redis_url)
     first, _second = _line(resources, corpus_tenant, 2)
-    assert wake_next(app, resources, first.tenant_id, first.thread_id) == first.job_id
-    assert wake_next(app, resources, first.tenant_id, first.thread_id) is None  # debounced
+    ctx = context_of(resources)
+    assert wake_next(app, ctx, first.tenant_id, first.thread_id) == first.job_id
+    assert wake_next(app, ctx, first.tenant_id, first.thread_id) is None  # debounced
     assert _queued(resources) == [first.job_id]
     resources.redis.delete(f"crag:wake:{first.tenant_id}:{first.thread_id}:{first.job_id}")
-    assert wake_next(app, resources, first.tenant_id, first.thread_id) == first.job_id
+    assert wake_next(app, ctx, first.tenant_id, first.thread_id) == first.job_id
     assert _queued(resources) == [first.job_id, first.job_id]
 
 
@@ -84,10 +86,11 @@ def test_a_running_holder_keeps_the_next_job_asleep_a_finished_one_does_not(
 ) -> None:
     app = producer(resources.settings.redis_url)
     first, second = _line(resources, corpus_tenant, 2)
+    ctx = context_of(resources)
     lock = lock_name(first.tenant_id, first.thread_id)
     resources.redis.set(lock, f"{first.job_id}@host:1:cafe", px=30_000)  # first is running
     try:
-        assert wake_next(app, resources, first.tenant_id, first.thread_id) is None
+        assert wake_next(app, ctx, first.tenant_id, first.thread_id) is None
         assert _queued(resources) == []
         with transaction(resources.sessions) as session:  # first ends; its lock is left
             repo.start_job(session, first)
@@ -97,7 +100,7 @@ def test_a_running_holder_keeps_the_next_job_asleep_a_finished_one_does_not(
                 f"msg_{first.job_id}",
                 has_webhook=False,
             )
-        assert wake_next(app, resources, first.tenant_id, first.thread_id) == second.job_id
+        assert wake_next(app, ctx, first.tenant_id, first.thread_id) == second.job_id
         assert _queued(resources) == [second.job_id]
     finally:
         resources.redis.delete(lock)

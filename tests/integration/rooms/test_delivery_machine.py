@@ -19,6 +19,7 @@ from tests.integration.graph_helpers import torque_model
 from workers.cli.demo_stand_ins import WebhookReceiver
 from workers.cli.main import tenant_keys
 from workers.contracts.jobs import Job, new_job
+from workers.core.context import context_of
 from workers.core.runner import answer_job
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -39,7 +40,7 @@ def resources(settings: Any, migrated_db: str, corpus_tenant: str) -> Iterator[R
 
 def _answered(res: Resources, tenant: str, url: str | None) -> Job:
     job = new_job(tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, webhook_url=url)
-    assert answer_job(job, res).outcome is not None
+    assert answer_job(job, context_of(res)).outcome is not None
     return job
 
 
