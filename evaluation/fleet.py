@@ -20,8 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from celery import Celery
-
 from evaluation.dataset import EvalItem
 from evaluation.scoring import Attempt, GradedChunk, label_chunk
 from workers.settings import Settings
@@ -90,15 +88,6 @@ def forget_queues(redis_url: str, queues: Iterable[str]) -> None:
             client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
     finally:
         client.close()
-
-
-def producer_app(settings: Settings) -> Celery:
-    """A Celery app that only sends jobs to the broker of ``settings`` (not made current)."""
-    from workers.celery.app import celery_config
-
-    app = Celery("crag-eval", set_as_current=False)
-    app.conf.update(celery_config(settings))
-    return app
 
 
 def attempt_from_outcome(outcome: Mapping[str, Any] | None, wall_s: float) -> Attempt:
@@ -185,6 +174,7 @@ class FleetArm:
 
     def __init__(self, settings: Settings, queue: str, timeout_s: float) -> None:
         from pipeline.graph import build_graph
+        from workers.celery.app import producer_app
         from workers.db.engine import make_engine, make_sessionmaker
         from workers.runtime.checkpointing import serde_from_settings
         from workers.runtime.resources import make_checkpointer

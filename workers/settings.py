@@ -167,6 +167,13 @@ class Settings(BaseSettings):
         3600.0, description="How often `crag beat` runs the retention sweep, seconds."
     )
 
+    # Operator console (crag console)
+    console_token: SecretStr | None = Field(
+        None,
+        description="Bearer token of the operator console; unset: `crag console` makes one "
+        "per start and prints it in the console's URL.",
+    )
+
     # Telemetry
     otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")
     trace_console: bool = Field(True, description="Print spans when no OTLP endpoint is set.")

@@ -229,9 +229,7 @@ class ScratchPostgres:
 def producer(redis_url: str) -> Celery:
     """A Celery app that only sends jobs, to the broker at ``redis_url`` (not made current);
     one per broker, reused."""
-    from workers.celery.app import celery_config
+    from workers.celery.app import producer_app
     from workers.settings import Settings
 
-    app = Celery("crag-producer", set_as_current=False)
-    app.conf.update(celery_config(Settings(redis_url=redis_url)))
-    return app
+    return producer_app(Settings(redis_url=redis_url))

@@ -88,6 +88,16 @@ def make_celery(settings: Settings) -> Celery:
     return app
 
 
+def producer_app(settings: Settings) -> Celery:
+    """An app that only sends messages to the broker of ``settings`` (not made current).
+
+    For processes that enqueue but run no task: the console, ``crag eval``, benchmarks.
+    """
+    producer = Celery("crag-producer", set_as_current=False)
+    producer.conf.update(celery_config(settings))
+    return producer
+
+
 app = make_celery(get_settings())
 
 

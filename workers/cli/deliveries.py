@@ -93,19 +93,13 @@ def redeliver(
         app as celery_app,  # the configured app (Redis broker), not a default
     )
     from workers.contracts.names import DELIVER_TASK
-    from workers.db import repository as repo
-    from workers.db.engine import transaction
+    from workers.delivery.machine import NotDeliverable, reopen
 
-    with transaction(_sessions()) as session:
-        outcome = repo.get_outcome(session, tenant, job_id)
-        job = repo.get_job(session, tenant, job_id)
-        if outcome is None or job is None:
-            typer.secho(f"error: job {job_id} of tenant {tenant} has no outcome", err=True)
-            raise typer.Exit(2)
-        if not job.webhook_url:
-            typer.secho(f"error: job {job_id} has no webhook to deliver to", err=True)
-            raise typer.Exit(2)
-        repo.set_delivery_status(session, outcome, "pending")
+    try:
+        webhook_id = reopen(_sessions(), tenant, job_id)
+    except NotDeliverable as exc:
+        typer.secho(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     # After the commit: the delivery task posts only a pending outcome.
     try:
         celery_app.send_task(
@@ -114,4 +108,4 @@ def redeliver(
     except OperationalError as exc:
         typer.secho(f"error: cannot reach the queue ({exc}); run the command again", err=True)
         raise typer.Exit(2) from exc
-    typer.echo(f"delivery of job {job_id} queued again (webhook-id {outcome.webhook_id})")
+    typer.echo(f"delivery of job {job_id} queued again (webhook-id {webhook_id})")

@@ -23,8 +23,8 @@ from typing import Any
 from redis import Redis
 
 from workers.cli.demo_stand_ins import EgressRecorder, WebhookReceiver
-from workers.cli.watching import render
 from workers.core.progress import read_events
+from workers.core.timeline import event_line
 from workers.settings import Settings
 
 SKIP_PAGES = {"bookindex.html"}
@@ -133,7 +133,7 @@ def _wait_showing_progress(
     """Wait for the job's webhook, printing its progress events as the worker runs it.
 
     Node starts, the route, each chunk's grade, rewrites, the web hop, the verdicts and the
-    decision (:func:`workers.cli.watching.render`); the usage lines and the final event are
+    decision (:func:`workers.core.timeline.event_line`); the usage lines and the final event are
     left to the outcome printed after.
     """
     started = time.monotonic()
@@ -151,7 +151,7 @@ def _wait_showing_progress(
                 if event["node"] == last_node:
                     continue
                 last_node = event["node"]
-            print(f"  {render(event, first_at)}", flush=True)
+            print(f"  {event_line(event, first_at)}", flush=True)
         if arrived:
             return arrived
     return []

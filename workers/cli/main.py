@@ -509,6 +509,41 @@ def outcome(
 
 
 @app.command()
+def console(
+    host: Annotated[str, typer.Option(help="Address to listen on (keep it loopback).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
+) -> None:
+    """Serve the operator console: jobs, a job's live timeline, dead letters, deliveries, ask.
+
+    Every request needs the operator token: CRAG_CONSOLE_TOKEN, or one made for this run
+    and printed in the URL to open.
+    """
+    import secrets
+
+    import uvicorn
+
+    from workers.console.serve import console_app
+
+    s = get_settings()
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        typer.secho(
+            f"warning: serving on {host}; the console shows questions and answers, put it "
+            "behind TLS and keep the token secret",
+            err=True,
+        )
+    token = s.console_token.get_secret_value() if s.console_token else secrets.token_urlsafe(24)
+    shown = "<CRAG_CONSOLE_TOKEN>" if s.console_token else token
+    typer.echo(f"console: http://{host}:{port}/?token={shown}", err=True)
+    try:
+        served = console_app(s, token)
+    except ValueError as exc:
+        raise _fail(f"CRAG_CONSOLE_TOKEN: {exc}") from exc
+    uvicorn.run(served, host=host, port=port, log_level="warning")
+
+
+@app.command()
 def demo(
     corpus: Annotated[Path, typer.Option(help="Demo corpus folder.")] = Path(
         "/usr/share/doc/postgresql-doc-15/html"

@@ -14,59 +14,9 @@ from typing import Any
 
 from redis import Redis
 
+from workers.core.events import FINAL_KINDS
 from workers.core.progress import read_events
-
-FINAL = ("outcome", "dead_letter")
-
-
-def render(event: dict[str, Any], started_at: float) -> str:
-    """The human line(s) for ``event``: seconds since ``started_at`` (unix s), then what.
-
-    Node starts are flush left; what a node found is indented under it.
-    """
-    d, kind = event["data"], event["kind"]
-    head = f"{event['at'] - started_at:6.1f} s  "
-    if kind == "node":
-        return f"{head}{event['node']}"
-    if kind == "route":
-        return f"{head}  route {d['route']}: {d['reason']}"
-    if kind == "retrieve":
-        error = f" (failed: {d['error']})" if d.get("error") else ""
-        return f"{head}  {d['source']} round {d['round']}: {d['found']} chunks{error}"
-    if kind == "grade":
-        chip = "✓" if d["relevant"] else "✗"
-        return f"{head}  {chip} {d['score']:.2f} {d['locator']}: {d['reason']}"
-    if kind == "grades":
-        return f"{head}  kept {d['relevant']} of {d['total']} chunks"
-    if kind == "rewrite":
-        return f"{head}  rewritten query: {d['query']!r}"
-    if kind == "web":
-        if d.get("skipped"):
-            return f"{head}  web round skipped: {d['skipped']}"
-        return f"{head}  web query (minimised, redacted): {d['query']!r}"
-    if kind == "generate":
-        return f"{head}  attempt {d['attempt']}: {d['claims']} claims from {d['sources']} sources"
-    if kind == "verdict":
-        chips = " ".join("✓" if ok else "✗" for ok in d.get("claims") or [])
-        return f"{head}  grounded: {d['grounded']}  resolves: {d['resolves']}" + (
-            f"  claims: {chips}" if chips else ""
-        )
-    if kind == "decision":
-        return f"{head}  decision: {d['status']}" + (f" ({d['reason']})" if d["reason"] else "")
-    if kind == "usage":
-        return (
-            f"{head}  usage: {d['calls']} calls, {d['input_tokens']} prompt tokens "
-            f"({d['cached_tokens']} cached), {d['output_tokens']} out"
-        )
-    if kind == "outcome":
-        lines = [f"{head}outcome: {d['status']}" + (f" ({d['reason']})" if d["reason"] else "")]
-        if d.get("answer"):
-            lines.append(f"           {d['answer']}")
-        lines += [f"           [{c['n']}] {c['title']} — {c['locator']}" for c in d["citations"]]
-        return "\n".join(lines)
-    if kind == "dead_letter":
-        return f"{head}dead letter: {d['reason']}"
-    return f"{head}{kind} {json.dumps(d)}"
+from workers.core.timeline import event_line
 
 
 def follow(
@@ -93,7 +43,9 @@ def follow(
         for event in read_events(redis, tenant_id, job_id, after, block_ms=block):
             after = event["id"]
             started_at = started_at or event["at"]
-            write(json.dumps(event, ensure_ascii=False) if as_json else render(event, started_at))
-            if event["kind"] in FINAL:
+            write(
+                json.dumps(event, ensure_ascii=False) if as_json else event_line(event, started_at)
+            )
+            if event["kind"] in FINAL_KINDS:
                 return event
     return None

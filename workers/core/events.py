@@ -56,6 +56,9 @@ EventKind = Literal[
 
 Event = tuple[EventKind, dict[str, Any]]
 
+FINAL_KINDS: tuple[EventKind, ...] = ("outcome", "dead_letter")
+"""The kinds that end a job's stream: nothing follows them."""
+
 
 class Usage:
     """The turn's model calls and tokens so far, summed over node updates.

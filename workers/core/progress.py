@@ -138,5 +138,17 @@ def read_events(
     return events
 
 
+def first_event_at(redis: Redis, tenant_id: str, job_id: str) -> float | None:
+    """When the job's first kept event was written (unix seconds), or ``None`` if none is.
+
+    Raises:
+        redis.exceptions.RedisError: Redis could not be read.
+    """
+    first: Any = redis.xrange(progress_key(tenant_id, job_id), count=1)
+    for _entry_id, fields in first or []:
+        return float(_text(fields.get(b"at") or fields.get("at") or 0))
+    return None
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)

@@ -1,4 +1,4 @@
-"""Queries on the app tables. Callers own the transaction (only the task boundary commits)."""
+"""Queries on the app tables. Callers own the transaction (the core says which step commits)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -265,6 +265,27 @@ def list_outcomes(
     if delivery_status:
         stmt = stmt.where(OutcomeRecord.delivery_status == delivery_status)
     return session.scalars(stmt).all()
+
+
+def list_recent_jobs(
+    session: Session, tenant_id: str | None, limit: int
+) -> Sequence[tuple[JobRecord, OutcomeRecord | None]]:
+    """Newest jobs first (by ``submitted_at``), each with its outcome if it has one."""
+    stmt = (
+        select(JobRecord, OutcomeRecord)
+        .outerjoin(
+            OutcomeRecord,
+            and_(
+                OutcomeRecord.tenant_id == JobRecord.tenant_id,
+                OutcomeRecord.job_id == JobRecord.job_id,
+            ),
+        )
+        .order_by(JobRecord.submitted_at.desc())
+        .limit(limit)
+    )
+    if tenant_id:
+        stmt = stmt.where(JobRecord.tenant_id == tenant_id)
+    return [(job, outcome) for job, outcome in session.execute(stmt)]
 
 
 def list_attempts(session: Session, tenant_id: str, job_id: str) -> Sequence[WebhookAttempt]:

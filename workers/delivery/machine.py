@@ -119,3 +119,32 @@ def deliver_once(
         log.error("webhook for job %s dead-lettered: %s", job_id, result.error)
         return Step({"status": "dead_letter", "reason": result.error})
     return Step({"status": "retrying", "attempt": number}, True, result.retry_after_s)
+
+
+class NotDeliverable(ValueError):
+    """An operator asked to redeliver an outcome that cannot be delivered (the message says why)."""
+
+
+def reopen(sessions: sessionmaker[Session], tenant_id: str, job_id: str) -> str:
+    """Put a stored outcome's delivery back to ``pending`` so a delivery task posts it again.
+
+    Used by ``crag deliveries redeliver`` and the console's redeliver button, e.g. after a
+    dead letter. The caller sends the delivery task *after* this commits (the task posts
+    only a pending outcome). The webhook-id stays the same, so a receiver that got it before
+    can tell the redelivery apart (Standard Webhooks' idempotency).
+
+    Returns:
+        The outcome's webhook-id.
+
+    Raises:
+        NotDeliverable: The job has no stored outcome, or no webhook to deliver to.
+    """
+    with transaction(sessions) as session:
+        outcome = repo.get_outcome(session, tenant_id, job_id)
+        job = repo.get_job(session, tenant_id, job_id)
+        if outcome is None or job is None:
+            raise NotDeliverable(f"job {job_id} of tenant {tenant_id} has no outcome")
+        if not job.webhook_url:
+            raise NotDeliverable(f"job {job_id} has no webhook to deliver to")
+        repo.set_delivery_status(session, outcome, "pending")
+        return outcome.webhook_id
