@@ -17,6 +17,7 @@ from workers.cli.data import forget, retention_app
 from workers.cli.deliveries import app as deliveries_app
 from workers.cli.evaluate import evaluate
 from workers.cli.tenants import app as tenants_app
+from workers.cli.threads import app as threads_app
 from workers.settings import get_settings
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(deliveries_app, name="deliveries")
 app.add_typer(tenants_app, name="tenants")
 app.add_typer(retention_app, name="retention")
+app.add_typer(threads_app, name="thread")
 app.command("forget")(forget)
 app.command("eval")(evaluate)
 

@@ -46,6 +46,7 @@ def delete_threads(
             ``force`` to delete anyway (their messages then find no job and start over).
     """
     threads = sorted(set(threads))
+    threads += copies_of(session, tenant_id, threads)  # replays and forks go with them
     counts: dict[str, int] = {}
     if not threads:
         return counts
@@ -100,6 +101,27 @@ def delete_threads(
         )
     counts["redis_keys"] = _delete_redis_keys(redis, tenant_id, threads, job_ids)
     return counts
+
+
+COPY_MARK = "::"
+"""Separates a replay's or fork's thread id from its original's: ``<thread>::replay-1a2b3c``
+(:mod:`workers.core.replay`)."""
+
+
+def copies_of(session: Session, tenant_id: str, threads: list[str]) -> list[str]:
+    """The replays and forks of ``threads`` (and of those), registered to the tenant."""
+    found: set[str] = set()
+    for thread in threads:
+        pattern = thread.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found |= set(
+            session.scalars(
+                select(ThreadRecord.thread_id).where(
+                    ThreadRecord.tenant_id == tenant_id,
+                    ThreadRecord.thread_id.like(f"{pattern}{COPY_MARK}%", escape="\\"),
+                )
+            )
+        )
+    return sorted(found - set(threads))
 
 
 def _rowcount(result: Any) -> int:
