@@ -6,9 +6,9 @@ checkpoint), with two rules of our own:
 - **Never the original thread.** A replay copies the chosen checkpoint (its state, through
   the same encrypting checkpointer; not the writes of the step after it, which runs again)
   to a new thread named ``<thread>::replay-<hex>`` (a fork: ``::fork-``) and runs on from
-  there, exactly as a job resumes after a crash (:func:`workers.core.runner.run_graph`). The original's
-  checkpoints, jobs and outcomes are untouched; the copy stores no outcome row and posts no
-  webhook.
+  there, exactly as a job resumes after a crash (:func:`workers.core.runner.run_graph`).
+  The original's checkpoints, jobs and outcomes are untouched; the copy stores no outcome
+  row and posts no webhook.
 - **The tenant's own, kept like the original.** Only a thread registered to the tenant can
   be read or copied; the copy is registered to the same tenant, so retention and
   ``crag forget`` delete it with its original
