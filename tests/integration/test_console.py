@@ -32,6 +32,7 @@ from workers.client.intake import submit_question
 from workers.console.serve import console_app
 from workers.core.progress import read_events
 from workers.core.timeline import event_line
+from workers.runtime.checkpointing import key_ring_from_settings
 
 pytestmark = pytest.mark.integration
 
@@ -214,7 +215,7 @@ def test_every_request_needs_the_operator_token_and_bad_input_is_named(
 
 
 def test_a_live_job_fills_its_timeline_in_the_browser_as_crag_watch_tells_it(
-    console: str, fleet: dict[str, Any], browser: Any, redis_client: Any
+    console: str, fleet: dict[str, Any], browser: Any, redis_client: Any, settings: Any
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -256,7 +257,7 @@ def test_a_live_job_fills_its_timeline_in_the_browser_as_crag_watch_tells_it(
     browser.save_screenshot(str(SHOTS / "console-job-answered.png"))
 
     # The same trajectory as `crag watch` prints for the same job, line for line.
-    events = read_events(redis_client, tenant, job_id)
+    events = read_events(redis_client, tenant, job_id, cipher=key_ring_from_settings(settings))
     assert shown == [event_line(e, events[0]["at"]) for e in events]
     watched = CliRunner().invoke(cli, ["watch", job_id, "--tenant", tenant])
     assert watched.exit_code == 0, watched.output

@@ -23,7 +23,7 @@ from workers.contracts.errors import LockLost, PermanentJobError
 from workers.contracts.jobs import new_job
 from workers.core.context import context_of
 from workers.core.progress import TTL_S as PROGRESS_TTL_S
-from workers.core.progress import progress_key, read_events
+from workers.core.progress import ProgressLocked, progress_key, read_events
 from workers.core.runner import answer_job, run_graph
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -87,7 +87,9 @@ def test_a_job_publishes_each_node_it_starts_for_readers_to_follow(
     job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
     body = run_graph(job, context_of(resources))
 
-    events = read_events(resources.redis, job.tenant_id, job.job_id)
+    events = read_events(
+        resources.redis, job.tenant_id, job.job_id, cipher=resources.progress_cipher
+    )
     nodes = [e["node"] for e in events if e["kind"] == "node"]
     # Every node of the path started, in order (the graders once per chunk, together).
     assert [n for n in nodes if n != "grade_chunk"] == [n for n in body.path if n != "grade_chunk"]
@@ -95,8 +97,24 @@ def test_a_job_publishes_each_node_it_starts_for_readers_to_follow(
     assert [e["at"] for e in events] == sorted(e["at"] for e in events)
     key = progress_key(job.tenant_id, job.job_id)
     assert 0 < resources.redis.ttl(key) <= PROGRESS_TTL_S
+    # Payloads are encrypted like checkpoints: the shape of the run shows, its text does not.
+    raw = resources.redis.xrange(key)
+    assert all(fields[b"enc"].startswith(b"aesgcm-") for _, fields in raw)
+    assert not any(b"vectorstore" in f[b"data"] or b"rotor" in f[b"data"] for _, f in raw)
+    assert [f[b"kind"].decode() for _, f in raw] == [e["kind"] for e in events]
+    with pytest.raises(ProgressLocked, match="CRAG_CHECKPOINT_KEY_FILE"):
+        read_events(resources.redis, job.tenant_id, job.job_id)
     # A late reader resumes after the last entry it saw and waits for no more than asked.
-    assert read_events(resources.redis, job.tenant_id, job.job_id, events[-1]["id"]) == []
+    assert (
+        read_events(
+            resources.redis,
+            job.tenant_id,
+            job.job_id,
+            events[-1]["id"],
+            cipher=resources.progress_cipher,
+        )
+        == []
+    )
 
 
 def test_postgres_checkpointer_keeps_the_thread(resources: Resources, corpus_tenant: str) -> None:

@@ -37,7 +37,9 @@ from workers.contracts.names import ANSWER_TASK
 from workers.contracts.signing import sign_job
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, WebhookAttempt
+from workers.runtime.checkpointing import key_ring_from_settings
 from workers.runtime.lock import alive_key, lock_name
+from workers.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -697,6 +699,7 @@ def test_progress_events_tell_the_run_as_it_happens_and_release_the_answer_last(
             "timeout_s": 60,
             "as_json": True,
             "write": lambda line: lines.append((time.monotonic(), line)),
+            "cipher": key_ring_from_settings(Settings()),
         },
     )
     watcher.start()

@@ -109,7 +109,7 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
         wait_turn(self.app, ctx, body, result.wait_s)
         wake_next(self.app, ctx, job.tenant_id, job.thread_id)
         return {"status": "waiting", "job_id": job.job_id, "wait_s": result.wait_s}
-    announce_outcome(ctx.redis, outcome)
+    announce_outcome(ctx.redis, outcome, ctx.cipher)
     if outcome.delivery_status == "pending":  # as stored or found by answer_job
         deliver_outcome.delay(outcome.tenant_id, outcome.job_id)
     wake_next(self.app, ctx, job.tenant_id, job.thread_id)

@@ -20,11 +20,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.serde.base import CipherProtocol
 from redis import Redis
 
 from workers.cli.demo_stand_ins import EgressRecorder, WebhookReceiver
 from workers.core.progress import read_events
 from workers.core.timeline import event_line
+from workers.runtime.checkpointing import key_ring_from_settings
 from workers.settings import Settings
 
 SKIP_PAGES = {"bookindex.html"}
@@ -109,9 +111,10 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
                 )
                 missing = 0
                 redis = Redis.from_url(settings.redis_url)
+                cipher = key_ring_from_settings(settings)
                 for job_id, (label, question) in jobs.items():
                     print(f"\n[{label}] {question}", flush=True)
-                    arrived = _wait_showing_progress(receiver, redis, tenant, job_id, 900)
+                    arrived = _wait_showing_progress(receiver, redis, cipher, tenant, job_id, 900)
                     if not arrived:
                         missing += 1
                         print("  no outcome within 900s")
@@ -128,7 +131,12 @@ def run_demo(settings: Settings, corpus: Path, tenant: str, reingest: bool) -> i
 
 
 def _wait_showing_progress(
-    receiver: WebhookReceiver, redis: Redis, tenant: str, job_id: str, timeout_s: float
+    receiver: WebhookReceiver,
+    redis: Redis,
+    cipher: CipherProtocol | None,
+    tenant: str,
+    job_id: str,
+    timeout_s: float,
 ) -> list[Any]:
     """Wait for the job's webhook, printing its progress events as the worker runs it.
 
@@ -142,7 +150,7 @@ def _wait_showing_progress(
         arrived = receiver.wait_for(job_id, timeout_s=0.2)
         # After the outcome, one last read without blocking shows the nodes that ended it.
         block = None if arrived else 800
-        for event in read_events(redis, tenant, job_id, after, block_ms=block):
+        for event in read_events(redis, tenant, job_id, after, block_ms=block, cipher=cipher):
             after = event["id"]
             first_at = first_at or event["at"]
             if event["kind"] in ("usage", "outcome"):

@@ -332,13 +332,29 @@ def _follow(tenant: str, job_id: str, timeout: float, as_json: bool) -> None:
     from redis.exceptions import RedisError
 
     from workers.cli.watching import follow
+    from workers.core.progress import ProgressLocked
+    from workers.runtime.checkpointing import CheckpointKeyError, key_ring_from_settings
 
     s = get_settings()
+    try:
+        cipher = key_ring_from_settings(s)
+    except CheckpointKeyError as exc:
+        raise _fail(str(exc)) from exc
     redis = Redis.from_url(s.redis_url)
     try:
-        final = follow(redis, tenant, job_id, timeout_s=timeout, as_json=as_json, write=typer.echo)
+        final = follow(
+            redis,
+            tenant,
+            job_id,
+            timeout_s=timeout,
+            as_json=as_json,
+            write=typer.echo,
+            cipher=cipher,
+        )
     except RedisError as exc:
         raise _fail(f"cannot read progress from Redis at {s.redis_url}: {exc}") from exc
+    except ProgressLocked as exc:
+        raise _fail(str(exc)) from exc
     finally:
         redis.close()
     if final is None:
@@ -540,8 +556,8 @@ def console(
     typer.echo(f"console: http://{host}:{port}/?token={shown}", err=True)
     try:
         served = console_app(s, token)
-    except ValueError as exc:
-        raise _fail(f"CRAG_CONSOLE_TOKEN: {exc}") from exc
+    except ValueError as exc:  # a short token, or no checkpoint key to read progress with
+        raise _fail(str(exc)) from exc
     uvicorn.run(served, host=host, port=port, log_level="warning")
 
 

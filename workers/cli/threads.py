@@ -118,7 +118,7 @@ def _run_copy(
         started.wait()
         after, first_at = "0-0", None
         while True:
-            events = read_events(ctx.redis, tenant, job[0], after, block_ms=300) if job else []
+            events = read_events(ctx.redis, tenant, job[0], after, 300, ctx.cipher) if job else []
             for event in events:
                 after, first_at = event["id"], first_at or event["at"]
                 typer.echo(json.dumps(event) if as_json else event_line(event, first_at))

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from langgraph.checkpoint.serde.base import CipherProtocol
 from redis import Redis
 
 from workers.core.events import FINAL_KINDS
@@ -27,10 +28,12 @@ def follow(
     timeout_s: float,
     as_json: bool,
     write: Callable[[str], None],
+    cipher: CipherProtocol | None = None,
 ) -> dict[str, Any] | None:
     """Print a job's events from its start until its final one; returns that final event.
 
     A job that ended before the call is printed whole (the stream is kept for an hour).
+    ``cipher``: the checkpoint key ring the payloads are encrypted under (``None``: plain).
     Returns ``None`` if no final event came within ``timeout_s`` seconds.
 
     Raises:
@@ -40,7 +43,7 @@ def follow(
     after, started_at = "0-0", None
     while time.monotonic() < deadline:
         block = int(max(1, min(1000, (deadline - time.monotonic()) * 1000)))
-        for event in read_events(redis, tenant_id, job_id, after, block_ms=block):
+        for event in read_events(redis, tenant_id, job_id, after, block_ms=block, cipher=cipher):
             after = event["id"]
             started_at = started_at or event["at"]
             write(

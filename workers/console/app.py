@@ -38,6 +38,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Stre
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from kombu.exceptions import OperationalError
+from langgraph.checkpoint.serde.base import CipherProtocol
 from redis import Redis
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session, sessionmaker
@@ -49,7 +50,7 @@ from workers.contracts.errors import PermanentJobError
 from workers.contracts.line import line_key
 from workers.contracts.names import DELIVER_TASK
 from workers.core.events import FINAL_KINDS
-from workers.core.progress import first_event_at, progress_key, read_events
+from workers.core.progress import ProgressLocked, first_event_at, progress_key, read_events
 from workers.core.timeline import event_line
 from workers.db import repository as repo
 from workers.delivery.machine import NotDeliverable, reopen
@@ -73,6 +74,7 @@ class ConsoleContext:
         redis: The jobs' progress streams.
         producer: A Celery app that sends the ask form's jobs and the redeliver's task.
         token: The operator token every request must carry.
+        cipher: The checkpoint keys the progress payloads are encrypted under.
     """
 
     settings: Settings
@@ -80,6 +82,7 @@ class ConsoleContext:
     redis: Redis
     producer: Celery
     token: str
+    cipher: CipherProtocol | None = None
 
 
 def create_app(ctx: ConsoleContext) -> FastAPI:
@@ -138,7 +141,7 @@ def create_app(ctx: ConsoleContext) -> FastAPI:
             shown = views.job_page(session, tenant, job_id)
         if shown is None:
             return JSONResponse({"error": _unknown_job(tenant, job_id)}, status_code=404)
-        events = read_events(ctx.redis, tenant, job_id)
+        events = read_events(ctx.redis, tenant, job_id, cipher=ctx.cipher)
         return JSONResponse(_jsonable(asdict(shown) | {"events": events}))
 
     @app.get("/jobs/{tenant}/{job_id}/events")
@@ -151,7 +154,7 @@ def create_app(ctx: ConsoleContext) -> FastAPI:
         after = request.headers.get("last-event-id") or "0-0"
         expired = ended and not ctx.redis.exists(progress_key(tenant, job_id))
         return StreamingResponse(
-            _expired() if expired else _event_stream(ctx.redis, tenant, job_id, after),
+            _expired() if expired else _event_stream(ctx, tenant, job_id, after),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
@@ -232,7 +235,7 @@ def create_app(ctx: ConsoleContext) -> FastAPI:
     return app
 
 
-def _event_stream(redis: Redis, tenant: str, job_id: str, after: str) -> Iterator[str]:
+def _event_stream(ctx: ConsoleContext, tenant: str, job_id: str, after: str) -> Iterator[str]:
     """Server-sent events of a job's stream after ``after``, to its final event.
 
     Each event's SSE id is its stream id, so a reconnecting browser resumes where it left
@@ -244,13 +247,16 @@ def _event_stream(redis: Redis, tenant: str, job_id: str, after: str) -> Iterato
     yield "retry: 2000\n\n"
     while time.monotonic() < deadline:
         try:
-            started_at = started_at or first_event_at(redis, tenant, job_id)
-            events = read_events(redis, tenant, job_id, after, block_ms=1000)
+            started_at = started_at or first_event_at(ctx.redis, tenant, job_id)
+            events = read_events(ctx.redis, tenant, job_id, after, 1000, ctx.cipher)
         except RedisError as exc:
             log.warning("console: progress of %s/%s unreadable: %s", tenant, job_id, exc)
             yield f"event: problem\ndata: {json.dumps(f'Redis is unreachable: {exc}')}\n\n"
             time.sleep(1)
             continue
+        except ProgressLocked as exc:
+            yield f"event: problem\ndata: {json.dumps(str(exc))}\n\n"
+            return
         if not events:
             yield ": waiting\n\n"
             continue

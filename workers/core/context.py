@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from langgraph.checkpoint.serde.base import CipherProtocol
 from redis import Redis
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -43,6 +44,7 @@ class JobContext:
             retriever, web search and its egress record, limits, breaker).
         redactor: Redacts the question for a debug trace attribute
             (``CRAG_TRACE_QUESTION``); never used on the answer path.
+        cipher: Encrypts progress payloads (the checkpoint keys; ``None``: encryption off).
     """
 
     settings: Settings
@@ -51,6 +53,7 @@ class JobContext:
     graph: Any
     deps_for: DepsFactory
     redactor: Redactor
+    cipher: CipherProtocol | None = None
 
 
 def context_of(res: Resources) -> JobContext:
@@ -62,4 +65,5 @@ def context_of(res: Resources) -> JobContext:
         graph=res.graph,
         deps_for=partial(job_deps, res),
         redactor=res.redactor,
+        cipher=res.progress_cipher,
     )

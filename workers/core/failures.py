@@ -43,7 +43,8 @@ def dead_letter(
     with transaction(ctx.sessions) as session:
         repo.add_dead_letter(session, kind, reason, _jsonable(payload), tenant_id, job_id)
     if tenant_id and job_id:
-        ProgressLog(ctx.redis, tenant_id, job_id).emit([("dead_letter", {"reason": reason})])
+        progress = ProgressLog(ctx.redis, tenant_id, job_id, cipher=ctx.cipher)
+        progress.emit([("dead_letter", {"reason": reason})])
         ctx.redis.publish(outcome_channel(tenant_id, job_id), "dead_letter")
     return {"status": "dead_letter", "reason": reason}
 

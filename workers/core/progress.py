@@ -11,6 +11,13 @@ Key ``crag:progress:{tenant_id}:{job_id}``; each entry has ``kind``, ``node``, `
 ``at`` (unix seconds) and ``data`` (JSON). The stream is capped at :data:`MAXLEN` entries and
 expires :data:`TTL_S` after its last entry, so a late reader still sees the whole run.
 Progress is best effort: a Redis error while writing it is logged and never fails the job.
+
+**Payloads are encrypted like checkpoints.** ``data`` holds model-written reasons, rewritten
+queries and, in the final event, the answer: the same kind of text the checkpoints hold. With
+checkpoint encryption on (the default) it is AES-256-GCM under the checkpoint keys
+(:func:`workers.runtime.checkpointing.key_ring_from_settings`), and the entry carries ``enc``
+(the key's name) instead of plain JSON; ``kind``, ``node``, ``thread`` and ``at`` stay
+readable, so ``redis-cli XRANGE`` still shows the shape of a run. Readers pass the same ring.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import logging
 import time
 from typing import Any
 
+from langgraph.checkpoint.serde.base import CipherProtocol
 from redis import Redis
 from redis.exceptions import RedisError
 
@@ -41,11 +49,26 @@ def progress_key(tenant_id: str, job_id: str) -> str:
     return f"crag:progress:{tenant_id}:{job_id}"
 
 
-class ProgressLog:
-    """Writes a job's events to its stream (one pipelined round trip per batch)."""
+class ProgressLocked(RuntimeError):
+    """A job's events are encrypted and the reader has no (or not the right) key."""
 
-    def __init__(self, redis: Redis, tenant_id: str, job_id: str, thread_id: str = "") -> None:
+
+class ProgressLog:
+    """Writes a job's events to its stream (one pipelined round trip per batch).
+
+    With ``cipher`` (the checkpoint key ring) each payload is encrypted before it leaves.
+    """
+
+    def __init__(
+        self,
+        redis: Redis,
+        tenant_id: str,
+        job_id: str,
+        thread_id: str = "",
+        cipher: CipherProtocol | None = None,
+    ) -> None:
         self._redis = redis
+        self._cipher = cipher
         self._key = progress_key(tenant_id, job_id)
         self._thread = thread_id
         self._usage = Usage()
@@ -79,20 +102,21 @@ class ProgressLog:
         try:
             pipe = self._redis.pipeline(transaction=False)
             for kind, data in events:
-                fields = {"kind": kind, "node": node, "thread": self._thread, "at": at}
-                pipe.xadd(
-                    self._key,
-                    fields | {"data": json.dumps(data, default=str)},  # type: ignore[arg-type]
-                    maxlen=MAXLEN,
-                    approximate=True,
-                )
+                fields: dict[str, Any] = {"kind": kind, "node": node, "thread": self._thread}
+                payload = json.dumps(data, default=str).encode()
+                if self._cipher is not None:
+                    fields["enc"], payload = self._cipher.encrypt(payload)
+                entry = fields | {"at": at, "data": payload}
+                pipe.xadd(self._key, entry, maxlen=MAXLEN, approximate=True)  # type: ignore[arg-type]
             pipe.expire(self._key, TTL_S)
             pipe.execute()
         except RedisError as exc:
             log.warning("progress for %s not recorded: %s", self._key, exc)
 
 
-def announce_outcome(redis: Redis, outcome: OutcomeRecord) -> None:
+def announce_outcome(
+    redis: Redis, outcome: OutcomeRecord, cipher: CipherProtocol | None = None
+) -> None:
     """Tell the job's waiters it ended: the final ``outcome`` event, then the channel.
 
     The event carries the stored body's answer and citations (the only event that does:
@@ -103,27 +127,37 @@ def announce_outcome(redis: Redis, outcome: OutcomeRecord) -> None:
         redis.exceptions.RedisError: The channel could not be published to (the event is
             best effort, the publish is not: the task retries).
     """
-    log_ = ProgressLog(redis, outcome.tenant_id, outcome.job_id, outcome.body.get("thread_id", ""))
+    thread = outcome.body.get("thread_id", "")
+    log_ = ProgressLog(redis, outcome.tenant_id, outcome.job_id, thread, cipher)
     log_.emit([outcome_event(outcome.body)], "outcome")
     redis.publish(outcome_channel(outcome.tenant_id, outcome.job_id), outcome.status)
 
 
 def read_events(
-    redis: Redis, tenant_id: str, job_id: str, after: str = "0-0", block_ms: int | None = None
+    redis: Redis,
+    tenant_id: str,
+    job_id: str,
+    after: str = "0-0",
+    block_ms: int | None = None,
+    cipher: CipherProtocol | None = None,
 ) -> list[dict[str, Any]]:
     """Events of a job's stream after id ``after``, as dicts.
 
     Each is ``{"id", "job_id", "thread_id", "kind", "node", "at", "data"}`` (``at`` in unix
-    seconds); see :mod:`workers.core.events` for the kinds and their ``data``.
+    seconds); see :mod:`workers.core.events` for the kinds and their ``data``. ``cipher``
+    is the checkpoint key ring the events were written under (``None``: plain payloads).
 
     Raises:
         redis.exceptions.RedisError: Redis could not be read.
+        ProgressLocked: An event is encrypted and ``cipher`` is ``None`` or lacks its key.
     """
     reply: Any = redis.xread({progress_key(tenant_id, job_id): after}, block=block_ms)
     events: list[dict[str, Any]] = []
     for _key, items in reply or []:
         for entry_id, fields in items:
-            f = {_text(k): _text(v) for k, v in fields.items()}
+            f = {_text(k): v for k, v in fields.items()}
+            f = {k: v if k == "data" else _text(v) for k, v in f.items()}
+            data = _payload(f.get("enc"), f.get("data"), cipher)
             events.append(
                 {
                     "id": _text(entry_id),
@@ -132,7 +166,7 @@ def read_events(
                     "kind": f.get("kind", "node"),
                     "node": f.get("node", ""),
                     "at": float(f["at"]),
-                    "data": json.loads(f.get("data") or "{}"),
+                    "data": data,
                 }
             )
     return events
@@ -148,6 +182,22 @@ def first_event_at(redis: Redis, tenant_id: str, job_id: str) -> float | None:
     for _entry_id, fields in first or []:
         return float(_text(fields.get(b"at") or fields.get("at") or 0))
     return None
+
+
+def _payload(enc: str | None, data: Any, cipher: CipherProtocol | None) -> dict[str, Any]:
+    raw = data.encode() if isinstance(data, str) else (data or b"{}")
+    if enc is not None:
+        if cipher is None:
+            raise ProgressLocked(
+                "this job's progress events are encrypted with the checkpoint keys; give the "
+                "reader CRAG_CHECKPOINT_KEY_FILE or CRAG_CHECKPOINT_KEYS (as the workers have)"
+            )
+        try:
+            raw = cipher.decrypt(enc, raw)
+        except Exception as exc:  # a key no longer configured, or an altered entry
+            raise ProgressLocked(f"a progress event could not be decrypted: {exc}") from exc
+    parsed: dict[str, Any] = json.loads(raw)
+    return parsed
 
 
 def _text(value: Any) -> str:

@@ -329,7 +329,7 @@ def run_graph(
             log.info("job %s: its turn had ended; storing that outcome", job.job_id)
             state = dict(snapshot.values)
         elif time.time() < deadline:
-            progress = ProgressLog(ctx.redis, job.tenant_id, job.job_id, job.thread_id)
+            progress = ProgressLog(ctx.redis, job.tenant_id, job.job_id, job.thread_id, ctx.cipher)
             steps = ctx.graph.stream(
                 None if resumed else {"question": job.question},
                 config,

@@ -208,6 +208,20 @@ def serde_from_settings(settings: Any) -> SerializerProtocol | None:
         CheckpointKeyError: Encryption is on but no usable key is configured; the message
             says which settings to set.
     """
+    ring = key_ring_from_settings(settings)
+    return None if ring is None else encrypted_serde(ring)
+
+
+def key_ring_from_settings(settings: Any) -> KeyRing | None:
+    """The checkpoint keys of the settings (``None`` with encryption off).
+
+    The same ring encrypts checkpoints and the payloads of progress events
+    (:mod:`workers.core.progress`), which hold the same kind of text.
+
+    Raises:
+        CheckpointKeyError: Encryption is on but no usable key is configured; the message
+            says which settings to set.
+    """
     if not settings.checkpoint_encryption:
         return None
     raw = {kid: v.get_secret_value() for kid, v in settings.checkpoint_keys.items()}
@@ -226,4 +240,4 @@ def serde_from_settings(settings: Any) -> SerializerProtocol | None:
         if len(raw) > 1:
             raise CheckpointKeyError("several checkpoint keys: set CRAG_CHECKPOINT_KEY_ID")
         current = next(iter(raw))
-    return encrypted_serde(KeyRing(parse_keys(raw), current))
+    return KeyRing(parse_keys(raw), current)

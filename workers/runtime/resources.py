@@ -27,7 +27,13 @@ from pipeline.deps import Limits, Models, Redactor, RetrievalError
 from pipeline.graph import build_graph
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.runtime.breaker import RedisCircuitBreaker
-from workers.runtime.checkpointing import EncryptedSaver, GuardedSaver, serde_from_settings
+from workers.runtime.checkpointing import (
+    EncryptedSaver,
+    GuardedSaver,
+    KeyRing,
+    key_ring_from_settings,
+    serde_from_settings,
+)
 from workers.runtime.index_sizes import IndexSizes
 from workers.settings import Settings
 
@@ -87,6 +93,8 @@ class Resources:
     redactor: Redactor
     limits: Limits
     breaker: RedisCircuitBreaker
+    progress_cipher: KeyRing | None = None
+    """The checkpoint keys, which also encrypt progress payloads (``None``: encryption off)."""
     index_sizes: IndexSizes = dataclasses.field(default_factory=IndexSizes)
     corpus_words: dict[str, Any] = dataclasses.field(default_factory=dict)
     """Per tenant, the cache of :class:`corpus.known_terms.IndexVocabulary` answers."""
@@ -151,6 +159,7 @@ class Resources:
                 window_s=settings.breaker_window_s,
                 cooldown_s=settings.breaker_cooldown_s,
             ),
+            progress_cipher=key_ring_from_settings(settings),
         )
 
     def close(self) -> None:

@@ -85,7 +85,12 @@ def test_a_replay_runs_on_in_a_new_thread_and_leaves_the_original_alone(
     # The copied state carries the path so far; only the steps after the checkpoint ran
     # again, and they told their story as they went.
     assert copy.outcome.path[-3:] == ["generate", "verify", "finalize"]
-    kinds = [e["kind"] for e in read_events(resources.redis, corpus_tenant, copy.job_id)]
+    kinds = [
+        e["kind"]
+        for e in read_events(
+            resources.redis, corpus_tenant, copy.job_id, cipher=resources.progress_cipher
+        )
+    ]
     assert "route" not in kinds and kinds[:2] == ["node", "generate"] and "verdict" in kinds
     after = history(resources.sessions, resources.graph, corpus_tenant, answered)
     assert [r.checkpoint_id for r in after] == [r.checkpoint_id for r in before]
