@@ -35,6 +35,7 @@ from workers.client.waiting import wait_for_outcome
 from workers.contracts.jobs import new_job, webhook_id
 from workers.contracts.names import ANSWER_TASK
 from workers.contracts.signing import sign_job
+from workers.core.progress import read_events
 from workers.db.engine import make_engine, make_sessionmaker
 from workers.db.models import DeadLetter, JobRecord, OutcomeRecord, WebhookAttempt
 from workers.runtime.checkpointing import key_ring_from_settings
@@ -734,6 +735,42 @@ def test_progress_events_tell_the_run_as_it_happens_and_release_the_answer_last(
     shown = CliRunner().invoke(cli, ["watch", job.job_id, "--tenant", fleet["tenant"]])
     assert "route vectorstore" in shown.output and "✓" in shown.output
     assert "outcome: answered" in shown.output and answer in shown.output
+
+
+def test_a_progress_url_gets_the_events_in_order_signed_like_the_webhook(
+    fleet: dict[str, Any], redis_client: Any, settings: Any
+) -> None:
+    secret = tenant_keys(fleet["tenant"]).webhook_secret
+    with WebhookReceiver(secret) as progress:
+        job = submit(
+            fleet, f"th-{uuid.uuid4().hex[:8]}", f"SLOW {TORQUE_Q}", progress_url=progress.url
+        )
+        [delivery] = fleet["sink"].wait_for(job.job_id)
+        stream = read_events(
+            redis_client, fleet["tenant"], job.job_id, cipher=key_ring_from_settings(settings)
+        )
+        pushed = progress.wait_for(job.job_id, count=len(stream) - 1, timeout_s=30)
+    # Every graph event, in the stream's order, each signed with the tenant's secret under a
+    # stable id; the answer itself goes only to the webhook.
+    assert [d.body["event"]["id"] for d in pushed] == [e["id"] for e in stream[:-1]]
+    assert [d.body["event"] for d in pushed] == stream[:-1]
+    assert all(
+        d.verified and d.webhook_id == f"progress_{job.job_id}_{d.body['event']['id']}"
+        for d in pushed
+    )
+    assert pushed[-1].body["event"]["kind"] in ("decision", "usage")
+    assert delivery.body["answer"] not in json.dumps([d.body for d in pushed])
+
+
+def test_a_progress_url_to_a_private_address_is_refused(
+    fleet: dict[str, Any], settings: Any
+) -> None:
+    job = submit(
+        fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, progress_url="http://10.1.2.3/progress"
+    )
+    outcome = wait_for_outcome(settings, fleet["tenant"], job.job_id, 30)
+    assert outcome is not None and outcome["status"] == "dead_letter"
+    assert "progress_url must use https" in outcome["reason"]
 
 
 def test_watch_names_the_problem_when_a_job_never_ends(fleet: dict[str, Any]) -> None:

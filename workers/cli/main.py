@@ -229,6 +229,9 @@ def ask(
     tenant: Annotated[str, typer.Option(help="Tenant id.")],
     thread: Annotated[str, typer.Option(help="Conversation thread id.")],
     webhook: Annotated[str | None, typer.Option(help="Webhook URL for the outcome.")] = None,
+    progress_url: Annotated[
+        str | None, typer.Option(help="URL that receives the progress events, signed.")
+    ] = None,
     job_id: Annotated[str | None, typer.Option(help="Idempotency key (default: a UUID).")] = None,
     no_web: Annotated[bool, typer.Option("--no-web", help="Keep the run in the index.")] = False,
     multitask: Annotated[
@@ -286,6 +289,7 @@ def ask(
             thread,
             question,
             webhook_url=webhook,
+            progress_url=progress_url,
             allow_web=not no_web,
             job_id=job_id,
             deadline_s=deadline,

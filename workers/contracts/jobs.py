@@ -49,6 +49,11 @@ class Job(BaseModel):
     thread_id: str = Field(pattern=THREAD_PATTERN)
     question: str = Field(min_length=1, max_length=4000)
     webhook_url: HttpUrl | None = None
+    progress_url: HttpUrl | None = Field(
+        None,
+        description="Receives the job's progress events as they happen, signed like the "
+        "webhook (best effort; see workers.delivery.progress_push).",
+    )
     options: JobOptions = Field(default_factory=JobOptions)
     metadata: dict[str, str] = Field(
         default_factory=dict,
@@ -77,6 +82,7 @@ def new_job(
     question: str,
     *,
     webhook_url: str | None = None,
+    progress_url: str | None = None,
     allow_web: bool = True,
     job_id: str | None = None,
     deadline_s: float | None = None,
@@ -95,6 +101,7 @@ def new_job(
             "thread_id": thread_id,
             "question": question,
             "webhook_url": webhook_url,
+            "progress_url": progress_url,
             "options": {
                 "allow_web": allow_web,
                 "deadline_s": deadline_s,

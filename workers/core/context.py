@@ -23,6 +23,7 @@ from pipeline.deps import Deps, Redactor
 from workers.contracts.jobs import Job
 from workers.core.deps import job_deps
 from workers.core.tenants import TenantPolicy
+from workers.delivery.progress_push import ProgressPusher, pusher_for
 from workers.runtime.resources import Resources
 from workers.settings import Settings
 
@@ -45,6 +46,7 @@ class JobContext:
         redactor: Redacts the question for a debug trace attribute
             (``CRAG_TRACE_QUESTION``); never used on the answer path.
         cipher: Encrypts progress payloads (the checkpoint keys; ``None``: encryption off).
+        pusher: Posts progress events to a job's ``progress_url`` off the job's thread.
     """
 
     settings: Settings
@@ -54,6 +56,7 @@ class JobContext:
     deps_for: DepsFactory
     redactor: Redactor
     cipher: CipherProtocol | None = None
+    pusher: ProgressPusher | None = None
 
 
 def context_of(res: Resources) -> JobContext:
@@ -66,4 +69,5 @@ def context_of(res: Resources) -> JobContext:
         deps_for=partial(job_deps, res),
         redactor=res.redactor,
         cipher=res.progress_cipher,
+        pusher=pusher_for(res.http),
     )

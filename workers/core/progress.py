@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.serde.base import CipherProtocol
@@ -57,6 +58,8 @@ class ProgressLog:
     """Writes a job's events to its stream (one pipelined round trip per batch).
 
     With ``cipher`` (the checkpoint key ring) each payload is encrypted before it leaves.
+    With ``push``, each event written is also handed to it (in plain form, with its stream
+    id) for the job's ``progress_url`` (:mod:`workers.delivery.progress_push`).
     """
 
     def __init__(
@@ -66,9 +69,13 @@ class ProgressLog:
         job_id: str,
         thread_id: str = "",
         cipher: CipherProtocol | None = None,
+        push: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._redis = redis
         self._cipher = cipher
+        self._push = push
+        self._tenant = tenant_id
+        self._job = job_id
         self._key = progress_key(tenant_id, job_id)
         self._thread = thread_id
         self._usage = Usage()
@@ -109,9 +116,23 @@ class ProgressLog:
                 entry = fields | {"at": at, "data": payload}
                 pipe.xadd(self._key, entry, maxlen=MAXLEN, approximate=True)  # type: ignore[arg-type]
             pipe.expire(self._key, TTL_S)
-            pipe.execute()
+            ids = pipe.execute()[: len(events)]
         except RedisError as exc:
             log.warning("progress for %s not recorded: %s", self._key, exc)
+            return
+        if self._push is not None:
+            for entry_id, (kind, data) in zip(ids, events, strict=True):
+                event = {
+                    "id": _text(entry_id),
+                    "job_id": self._job,
+                    "thread_id": self._thread,
+                    "kind": kind,
+                    "node": node,
+                    "at": float(at),
+                    "data": data,
+                }
+                body = {"type": "progress", "job_id": self._job, "tenant_id": self._tenant}
+                self._push(body | {"event": event})
 
 
 def announce_outcome(

@@ -32,6 +32,7 @@ from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord, OutcomeRecord, Tenant
 from workers.delivery.policy import intake_problem
+from workers.delivery.progress_push import ProgressTarget
 from workers.runtime.checkpointing import GUARD_KEY, CheckpointGuard
 from workers.runtime.lock import thread_lock
 from workers.settings import Settings
@@ -129,10 +130,17 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
         if signed is not None:
             authenticate(session, tenant, job, signed)
         policy = TenantPolicy.of(tenant)
-        if job.webhook_url is not None:
-            problem = intake_problem(str(job.webhook_url), tenant.webhook_allowlist)
+        for name, url in (("webhook_url", job.webhook_url), ("progress_url", job.progress_url)):
+            problem = (
+                intake_problem(str(url), tenant.webhook_allowlist, field=name) if url else None
+            )
             if problem:
                 raise PermanentJobError(problem, job_id=job.job_id, tenant_id=job.tenant_id)
+        progress_to = (
+            ProgressTarget(str(job.progress_url), tenant.webhook_secret, tenant.webhook_allowlist)
+            if job.progress_url
+            else None
+        )
         done = _finished(session, job)
         if done is not None:
             return Result(done, fresh=False)
@@ -188,7 +196,7 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
             if done is not None:
                 return Result(done, fresh=False)
             repo.start_job(session, job)
-        body = run_graph(job, ctx, fence, policy, guard=held)
+        body = run_graph(job, ctx, fence, policy, guard=held, progress_to=progress_to)
         held.check()  # a worker that lost its lock must not publish
         with transaction(ctx.sessions) as session:
             repo.check_fence(session, job.tenant_id, job.thread_id, fence)
@@ -268,6 +276,7 @@ def run_graph(
     fence: int | None = None,
     policy: TenantPolicy | None = None,
     guard: CheckpointGuard | None = None,
+    progress_to: ProgressTarget | None = None,
 ) -> OutcomeBody:
     """Run one turn of the graph on the job's thread and shape its outcome.
 
@@ -290,6 +299,8 @@ def run_graph(
         guard: Checked before every checkpoint write (the thread's :class:`HeldLock`): a
             run that lost its lock stops before it writes again, so its retry resumes the
             same turn from the last checkpoint written under the lock.
+        progress_to: The job's ``progress_url`` with the tenant's secret: each progress
+            event is also posted there, off the job's thread (best effort).
 
     Raises:
         LockLost: Postgres refused a checkpoint because a newer run holds the thread, or
@@ -329,7 +340,14 @@ def run_graph(
             log.info("job %s: its turn had ended; storing that outcome", job.job_id)
             state = dict(snapshot.values)
         elif time.time() < deadline:
-            progress = ProgressLog(ctx.redis, job.tenant_id, job.job_id, job.thread_id, ctx.cipher)
+            push = (
+                partial(ctx.pusher.push, progress_to)
+                if progress_to is not None and ctx.pusher is not None
+                else None
+            )
+            progress = ProgressLog(
+                ctx.redis, job.tenant_id, job.job_id, job.thread_id, ctx.cipher, push
+            )
             steps = ctx.graph.stream(
                 None if resumed else {"question": job.question},
                 config,

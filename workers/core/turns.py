@@ -36,6 +36,7 @@ def job_body(record: JobRecord) -> dict[str, Any]:
         "thread_id": record.thread_id,
         "question": record.question,
         "webhook_url": record.webhook_url,
+        "progress_url": record.progress_url,
         "options": record.options,
         "submitted_at": record.submitted_at.isoformat(),
     }

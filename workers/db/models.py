@@ -101,6 +101,7 @@ class JobRecord(Base):
     thread_id: Mapped[str] = mapped_column(String(128))
     question: Mapped[str] = mapped_column(Text)
     webhook_url: Mapped[str | None] = mapped_column(Text)
+    progress_url: Mapped[str | None] = mapped_column(Text)
     options: Mapped[dict[str, Any]] = mapped_column(JsonB, default=dict)
     status: Mapped[str] = mapped_column(String(16), default="running")
     attempts: Mapped[int] = mapped_column(Integer, default=0)

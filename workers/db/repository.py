@@ -82,6 +82,7 @@ def _job_values(job: Job, status: str) -> dict[str, Any]:
         "thread_id": job.thread_id,
         "question": job.question,
         "webhook_url": str(job.webhook_url) if job.webhook_url else None,
+        "progress_url": str(job.progress_url) if job.progress_url else None,
         "options": job.options.model_dump(),
         "status": status,
         "attempts": 0,

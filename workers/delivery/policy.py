@@ -19,30 +19,33 @@ from urllib.parse import urlsplit
 RETRYABLE_STATUS = frozenset({408, 429})
 
 
-def webhook_url_problem(url: str, allowlist: Collection[str]) -> str | None:
-    """Why ``url`` may not receive outcomes, or ``None`` when it may.
+def webhook_url_problem(
+    url: str, allowlist: Collection[str], field: str = "webhook_url"
+) -> str | None:
+    """Why ``url`` may not receive outcomes (or progress events), or ``None`` when it may.
 
     Args:
-        url: The job's webhook URL.
+        url: The job's webhook URL (or progress URL).
         allowlist: Hosts (names or IP literals) the tenant allows despite the rules.
+        field: The job field the URL came from, to name it in the reason.
     """
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     if not host:
-        return f"webhook_url {url!r} has no host"
+        return f"{field} {url!r} has no host"
     if host in {h.lower() for h in allowlist}:
         return None
     if parts.scheme != "https":
-        return f"webhook_url must use https (host {host!r} is not in the tenant's allowlist)"
+        return f"{field} must use https (host {host!r} is not in the tenant's allowlist)"
     host = host.rstrip(".")
     if host == "localhost" or host.endswith(".localhost"):
-        return f"webhook_url host {host!r} is local"
+        return f"{field} host {host!r} is local"
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         return None  # a name (or a shorthand such as 127.1): see resolved_problem
     if not _public(address):
-        return f"webhook_url host {host} is not a public address"
+        return f"{field} host {host} is not a public address"
     return None
 
 
@@ -64,7 +67,10 @@ def _public(address: Address) -> bool:
 
 
 def resolved_problem(
-    host: str, allowlist: Collection[str], resolver: Callable[[str], list[Address]] = resolve
+    host: str,
+    allowlist: Collection[str],
+    resolver: Callable[[str], list[Address]] = resolve,
+    field: str = "webhook_url",
 ) -> tuple[str | None, Address | None]:
     """Check where a webhook host really points, closing the holes a name check leaves.
 
@@ -85,7 +91,7 @@ def resolved_problem(
     addresses = resolver(host)
     for address in addresses:
         if not _public(address):
-            return f"webhook_url host {host!r} resolves to non-public address {address}", None
+            return f"{field} host {host!r} resolves to non-public address {address}", None
     return None, addresses[0]
 
 
@@ -109,7 +115,10 @@ def retry_after_s(value: str | None, now: datetime | None = None) -> float | Non
 
 
 def intake_problem(
-    url: str, allowlist: Collection[str], resolver: Callable[[str], list[Address]] = resolve
+    url: str,
+    allowlist: Collection[str],
+    resolver: Callable[[str], list[Address]] = resolve,
+    field: str = "webhook_url",
 ) -> str | None:
     """Why a job's webhook URL is refused when the job arrives, or ``None``.
 
@@ -117,10 +126,10 @@ def intake_problem(
     that does not resolve now is accepted: DNS may be back by delivery time, which checks
     again and retries.
     """
-    problem = webhook_url_problem(url, allowlist)
+    problem = webhook_url_problem(url, allowlist, field)
     if problem:
         return problem
     try:
-        return resolved_problem(urlsplit(url).hostname or "", allowlist, resolver)[0]
+        return resolved_problem(urlsplit(url).hostname or "", allowlist, resolver, field)[0]
     except OSError:
         return None
