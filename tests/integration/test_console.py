@@ -23,7 +23,7 @@ import uvicorn
 from typer.testing import CliRunner
 
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.integration.graph_helpers import TORQUE_ANSWER, grade_by_keyword, torque_model
+from tests.integration.graph_helpers import TORQUE_ANSWER, grade_by_keyword, torque_model, verdict
 from tests.integration.harness import producer, worker_fleet
 from workers.cli.demo_stand_ins import WebhookReceiver
 from workers.cli.main import app as cli
@@ -53,8 +53,14 @@ def slow_grader(user: str) -> dict[str, Any]:
 
 def slow_generator(user: str) -> dict[str, Any]:
     if "WATCHME" in user:
-        time.sleep(4)  # long enough to look at the timeline before the answer
+        time.sleep(3)  # long enough to look at the timeline before the answer
     return TORQUE_ANSWER
+
+
+def slow_verifier(user: str) -> dict[str, Any]:
+    if "WATCHME" in user:
+        time.sleep(3)  # the answer exists, unverified: it must not show yet
+    return verdict(True)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +70,7 @@ def fleet(
     suffix = uuid.uuid4().hex[:8]
     queue, deliveries = f"crag.questions.test-{suffix}", f"crag.deliveries.test-{suffix}"
     keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
-    model = torque_model(slow_generator, grader=slow_grader)
+    model = torque_model(slow_generator, grader=slow_grader, verifier=slow_verifier)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRAG_WEB_SEARCH")}
     env |= {
         "CRAG_QUEUE": queue,
@@ -242,6 +248,15 @@ def test_a_live_job_fills_its_timeline_in_the_browser_as_crag_watch_tells_it(
     browser.save_screenshot(str(SHOTS / "console-job-live.png"))
     _until(lambda: len(_timeline(browser)) > len(live), 30, "more of the timeline")
     assert first
+    # While the verifier works, the generated answer exists but is nowhere on the page.
+    _until(
+        lambda: browser.find_element(By.ID, "live-node").text == "running: verify",
+        30,
+        "the verifier at work",
+    )
+    assert ANSWER_FACT not in browser.page_source and not browser.find_elements(By.ID, "answer")
+    assert any("1 claims from 1 sources" in line for line in _timeline(browser))
+    browser.save_screenshot(str(SHOTS / "console-job-verifying.png"))
 
     # The end: the page shows the verified answer, its citation, usage and trace id.
     answer = _until(lambda: browser.find_elements(By.ID, "answer"), 60, "the answer")
