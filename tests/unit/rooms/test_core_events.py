@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.cli.watching import render
+from workers.core.timeline import event_line
 from workers.core.events import Usage, events_of_update, grades_summary, outcome_event
 
 ANSWER = "Tighten the rotor shaft fastener to 45 N·m."
@@ -85,7 +85,7 @@ def test_the_grades_summary_counts_the_round_just_closed() -> None:
 
 def test_the_human_lines_show_grade_chips_verdicts_and_the_answer_last() -> None:
     def line(kind: str, data: dict[str, Any], at: float = 12.5) -> str:
-        return render({"kind": kind, "node": "n", "at": at, "data": data}, 10.0)
+        return event_line({"kind": kind, "node": "n", "at": at, "data": data}, 10.0)
 
     grade = line(
         "grade", {"round": 0, "locator": "m1.md", "score": 0.8, "relevant": False, "reason": "off"}
