@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.core.timeline import event_line
 from workers.core.events import Usage, events_of_update, grades_summary, outcome_event
+from workers.core.timeline import event_line
 
 ANSWER = "Tighten the rotor shaft fastener to 45 N·m."
 
