@@ -147,6 +147,20 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
+def _submit(fleet: dict[str, Any], **options: Any) -> Any:
+    """Enqueue the torque question on a new thread of the module's tenant."""
+    thread = f"th-{uuid.uuid4().hex[:8]}"
+    return submit_question(
+        fleet["producer"],
+        fleet["queue"],
+        fleet["tenant"],
+        thread,
+        TORQUE_Q,
+        key=fleet["key"],
+        **options,
+    )
+
+
 def _timeline(driver: Any) -> list[str]:
     return list(
         driver.execute_script(
@@ -186,14 +200,7 @@ def test_every_request_needs_the_operator_token_and_bad_input_is_named(
         assert missing.status_code == 404 and "no job 'no-such-job'" in _text(missing)
         assert ok.get(f"/jobs/{fleet['tenant']}/no-such-job/events").status_code == 404
         # Another tenant's job is not shown under this tenant.
-        job = submit_question(
-            fleet["producer"],
-            fleet["queue"],
-            fleet["tenant"],
-            f"th-{uuid.uuid4().hex[:8]}",
-            TORQUE_Q,
-            key=fleet["key"],
-        )
+        job = _submit(fleet)
         mine = f"/api/jobs/{fleet['tenant']}/{job.job_id}"
         _until(lambda: ok.get(mine).json().get("outcome"), what="the job's outcome")
         elsewhere = ok.get(f"/api/jobs/someone-else/{job.job_id}")
@@ -290,15 +297,7 @@ def test_a_dead_delivery_is_listed_and_redelivered_from_the_browser(
     from selenium.webdriver.common.by import By
 
     with WebhookReceiver(fleet["secret"], fail_first=99) as flaky:
-        job = submit_question(
-            fleet["producer"],
-            fleet["queue"],
-            fleet["tenant"],
-            f"th-{uuid.uuid4().hex[:8]}",
-            TORQUE_Q,
-            key=fleet["key"],
-            webhook_url=flaky.url,
-        )
+        job = _submit(fleet, webhook_url=flaky.url)
         flaky.wait_for(job.job_id, count=2, timeout_s=60)
         browser.get(f"{console}/dead-letters?token={TOKEN}")
         row = _until(

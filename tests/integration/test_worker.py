@@ -436,6 +436,7 @@ def test_cli_refuses_bad_input_with_clear_errors(fleet: dict[str, Any]) -> None:
     unknown = runner.invoke(cli, ["ask", "hello?", "--tenant", "nobody-here", "--thread", "t"])
     assert unknown.exit_code == 2 and "unknown tenant 'nobody-here'" in unknown.output
     first = submit(fleet, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+    assert fleet["sink"].wait_for(first.job_id)  # registered (the check reads its row)
     reused = runner.invoke(
         cli,
         [

@@ -7,14 +7,10 @@ from typing import Annotated
 
 import typer
 
+from workers.cli.errors import fail
 from workers.settings import get_settings
 
 retention_app = typer.Typer(help="Delete data older than each tenant's retention.")
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", fg="red", err=True)
-    return typer.Exit(2)
 
 
 @retention_app.command("sweep")
@@ -32,7 +28,7 @@ def sweep(
     with transaction(sessions_for(s.database_url)) as session:
         tenants = [t for t in repo.list_tenants(session) if tenant in (None, t.tenant_id)]
         if tenant and not tenants:
-            raise _fail(f"unknown tenant {tenant!r}")
+            raise fail(f"unknown tenant {tenant!r}")
         report = retention.sweep(session, Redis.from_url(s.redis_url), tenants)
     typer.echo(json.dumps(report, indent=2, sort_keys=True))
 
@@ -60,11 +56,11 @@ def forget(
     from workers.db.engine import sessions_for, transaction
 
     if not thread and not subject:
-        raise _fail("name what to forget: --thread (repeatable) and/or --subject")
+        raise fail("name what to forget: --thread (repeatable) and/or --subject")
     s = get_settings()
     with transaction(sessions_for(s.database_url)) as session:
         if repo.get_tenant(session, tenant) is None:
-            raise _fail(f"unknown tenant {tenant!r}")
+            raise fail(f"unknown tenant {tenant!r}")
         threads = set(thread or ())
         if subject:
             threads |= set(retention.threads_of_subject(session, tenant, subject))
@@ -73,7 +69,7 @@ def forget(
                 session, Redis.from_url(s.redis_url), tenant, sorted(threads), force=force
             )
         except retention.ThreadBusy as exc:
-            raise _fail(f"{exc} (or pass --force)") from exc
+            raise fail(f"{exc} (or pass --force)") from exc
     es = make_es_client(s.elasticsearch_url)
     es.indices.clear_cache(
         index=index_name(tenant, s.index_prefix), request=True, query=True, ignore_unavailable=True

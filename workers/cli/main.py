@@ -15,6 +15,7 @@ import typer
 
 from workers.cli.data import forget, retention_app
 from workers.cli.deliveries import app as deliveries_app
+from workers.cli.errors import fail
 from workers.cli.evaluate import evaluate
 from workers.cli.tenants import app as tenants_app
 from workers.cli.threads import app as threads_app
@@ -38,11 +39,6 @@ def _sessions():  # type: ignore[no-untyped-def]
     from workers.db.engine import sessions_for
 
     return sessions_for(get_settings().database_url)
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", fg="red", err=True)
-    return typer.Exit(2)
 
 
 @db_app.command("upgrade")
@@ -196,14 +192,14 @@ def ingest(
     with _sessions()() as session:
         row = repo.get_tenant(session, tenant)
         if row is None:
-            raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
+            raise fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
         hybrid = row.retrieval == "hybrid"
     try:
         embeddings = None
         if hybrid:
             embeddings = make_embeddings_for(s)
             if embeddings is None:
-                raise _fail(
+                raise fail(
                     f"tenant {tenant!r} uses hybrid retrieval but CRAG_EMBEDDINGS=none: set "
                     "it to minilm, or `crag tenants update --retrieval bm25`"
                 )
@@ -217,7 +213,7 @@ def ingest(
                 progress=progress,
             )
     except (IngestError, ValueError, ImportError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     typer.echo(report.describe())
     if not report.ok:
         raise typer.Exit(1)
@@ -271,13 +267,13 @@ def ask(
     with _sessions()() as session:
         row = repo.get_tenant(session, tenant)
         if row is None:
-            raise _fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
+            raise fail(f"unknown tenant {tenant!r} (register it with `crag tenants create`)")
         if row.status != "active":
-            raise _fail(f"tenant {tenant!r} is {row.status}")
+            raise fail(f"tenant {tenant!r} is {row.status}")
         key = row.submission_key
         used = repo.get_job(session, tenant, job_id) if job_id else None
         if used is not None and (used.thread_id, used.question) != (thread, question.strip()):
-            raise _fail(
+            raise fail(
                 f"job id {job_id!r} was already used for another question or thread "
                 f"(thread {used.thread_id!r}); use a new job id for a new question"
             )
@@ -298,16 +294,16 @@ def ask(
             key=key,
         )
     except PermanentJobError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     except OperationalError as exc:
-        raise _fail(f"cannot reach the queue at {s.redis_url}: {exc}") from exc
+        raise fail(f"cannot reach the queue at {s.redis_url}: {exc}") from exc
     typer.echo(f"job {job.job_id} queued on {s.queue}", err=wait or follow)
     if follow:
         _follow(tenant, job.job_id, timeout, as_json)
     if wait:
         outcome = wait_for_outcome(s, tenant, job.job_id, timeout)
         if outcome is None:
-            raise _fail(
+            raise fail(
                 f"no outcome for job {job.job_id} within {timeout:.0f}s "
                 "(is a worker running? `crag dead-letters` lists rejected jobs)"
             )
@@ -343,7 +339,7 @@ def _follow(tenant: str, job_id: str, timeout: float, as_json: bool) -> None:
     try:
         cipher = key_ring_from_settings(s)
     except CheckpointKeyError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     redis = Redis.from_url(s.redis_url)
     try:
         final = follow(
@@ -356,13 +352,13 @@ def _follow(tenant: str, job_id: str, timeout: float, as_json: bool) -> None:
             cipher=cipher,
         )
     except RedisError as exc:
-        raise _fail(f"cannot read progress from Redis at {s.redis_url}: {exc}") from exc
+        raise fail(f"cannot read progress from Redis at {s.redis_url}: {exc}") from exc
     except ProgressLocked as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     finally:
         redis.close()
     if final is None:
-        raise _fail(
+        raise fail(
             f"job {job_id} of tenant {tenant!r} did not end within {timeout:.0f}s "
             "(is a worker running? events are kept for an hour after a job's last one)"
         )
@@ -392,7 +388,7 @@ def worker(
     try:
         serde_from_settings(s)
     except CheckpointKeyError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     argv = [
         sys.executable,
         "-m",
@@ -431,7 +427,7 @@ def flagged(
             make_es_client(s.elasticsearch_url), tenant, index_prefix=s.index_prefix, limit=limit
         )
     except (IngestError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     for c in chunks:
         for why, passage in zip(c.flags, c.passages, strict=False):
             row = {"locator": c.locator, "position": c.position, "chunk_id": c.chunk_id}
@@ -526,7 +522,7 @@ def outcome(
     with _sessions()() as session:
         record = repo.get_outcome(session, tenant, job_id)
         if record is None:
-            raise _fail(f"no outcome for job {job_id} of tenant {tenant}")
+            raise fail(f"no outcome for job {job_id} of tenant {tenant}")
         typer.echo(json.dumps(record.body, indent=2))
 
 
@@ -561,7 +557,7 @@ def console(
     try:
         served = console_app(s, token)
     except ValueError as exc:  # a short token, or no checkpoint key to read progress with
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     uvicorn.run(served, host=host, port=port, log_level="warning")
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from workers.cli.errors import fail
 from workers.settings import get_settings
 
 app = typer.Typer(help="Tenants: keys, web-search policy, retention.", no_args_is_help=True)
@@ -65,7 +66,7 @@ def _trust_rules(rules: list[str]) -> list[str]:
     try:
         SourceTrust.parse(rules)
     except ValueError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     return list(rules)
 
 
@@ -89,11 +90,6 @@ def _sessions():  # type: ignore[no-untyped-def]
     from workers.db.engine import sessions_for
 
     return sessions_for(get_settings().database_url)
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", fg="red", err=True)
-    return typer.Exit(2)
 
 
 def _describe(t: Any, secrets: bool = False) -> dict[str, Any]:
@@ -156,9 +152,9 @@ def create(
             name=name,
         )
     except ValueError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     if not keys.created:
-        raise _fail(f"tenant {tenant!r} exists; change it with `crag tenants update`")
+        raise fail(f"tenant {tenant!r} exists; change it with `crag tenants update`")
     with transaction(_sessions()) as session:
         row = repo.get_tenant(session, tenant)
         assert row is not None
@@ -203,7 +199,7 @@ def show(
     with _sessions()() as session:
         row = repo.get_tenant(session, tenant)
         if row is None:
-            raise _fail(f"unknown tenant {tenant!r}")
+            raise fail(f"unknown tenant {tenant!r}")
         typer.echo(json.dumps(_describe(row, show_secrets), indent=2))
 
 
@@ -236,7 +232,7 @@ def update(
     with transaction(_sessions()) as session:
         row = repo.get_tenant(session, tenant)
         if row is None:
-            raise _fail(f"unknown tenant {tenant!r}")
+            raise fail(f"unknown tenant {tenant!r}")
         if name is not None:
             row.name = name
         if allow_webhook_host is not None:
@@ -278,7 +274,7 @@ def _set_status(tenant: str, status: str) -> None:
     with transaction(_sessions()) as session:
         row = repo.get_tenant(session, tenant)
         if row is None:
-            raise _fail(f"unknown tenant {tenant!r}")
+            raise fail(f"unknown tenant {tenant!r}")
         row.status = status
     typer.echo(f"{tenant}: {status}")
 

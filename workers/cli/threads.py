@@ -8,17 +8,13 @@ from typing import Annotated
 
 import typer
 
+from workers.cli.errors import fail
 from workers.settings import get_settings
 
 app = typer.Typer(
     help="A thread's checkpoints: history, replay or fork into a new thread.",
     no_args_is_help=True,
 )
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", err=True)
-    return typer.Exit(2)
 
 
 @app.command()
@@ -43,7 +39,7 @@ def history(
     try:
         rows = read_history(make_sessionmaker(engine), build_graph(saver), tenant, thread)
     except ReplayError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     finally:
         pool.close()
         engine.dispose()
@@ -89,7 +85,7 @@ def fork(
     for item in assignments:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise _fail(f"--set {item!r}: expected key=value, e.g. --set query='vacuum cost'")
+            raise fail(f"--set {item!r}: expected key=value, e.g. --set query='vacuum cost'")
         pairs[key.strip()] = value
     _run_copy(tenant, thread, checkpoint, pairs, as_json)
 
@@ -107,7 +103,7 @@ def _run_copy(
     try:
         changes = state_changes(pairs)
     except ReplayError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     ctx = context_of(get_resources(get_settings()))
     started = threading.Event()
     done = threading.Event()
@@ -134,7 +130,7 @@ def _run_copy(
     try:
         result = run_replay(ctx, tenant, thread, checkpoint, changes, on_start=on_start)
     except ReplayError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     finally:
         done.set()
         started.set()
