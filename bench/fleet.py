@@ -271,10 +271,16 @@ def main() -> None:
         action="store_true",
         help="one job at a time: latency of an idle fleet, not of a backlog",
     )
+    parser.add_argument(
+        "--spy",
+        type=Path,
+        help="sample the worker processes with py-spy during the run, raw stacks to this file "
+        "(summarise with python -m bench.spy_summary)",
+    )
     args = parser.parse_args()
     try:
         check_key(Settings())  # before the slow imports: a missing key fails in a second
-        with running_fleet(Settings(), args.concurrency) as fleet:
+        with running_fleet(Settings(), args.concurrency) as fleet, spying(fleet, args.spy):
             if args.sequential:
                 f = fleet.sequential(args.jobs)
             else:
@@ -289,6 +295,47 @@ def main() -> None:
             )
     except BenchSetupError as exc:
         sys.exit(f"bench.fleet: {exc}")
+
+
+@contextmanager
+def spying(fleet: Fleet, out: Path | None) -> Iterator[None]:
+    """Sample the worker and its pool processes with py-spy (100 Hz, CPU only) while open.
+
+    Raises:
+        BenchSetupError: ``out`` is given but py-spy is not installed.
+    """
+    if out is None:
+        yield
+        return
+    spy = Path(sys.executable).parent / "py-spy"
+    if not spy.exists():
+        raise BenchSetupError(f"--spy needs py-spy: {sys.executable} -m pip install py-spy")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(
+        [
+            str(spy),
+            "record",
+            "--pid",
+            str(fleet.worker.pid),
+            "--subprocesses",
+            "--nonblocking",
+            "--gil",
+            "-r",
+            "100",
+            "-f",
+            "raw",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(1.0)  # py-spy attaches
+    try:
+        yield
+    finally:
+        proc.send_signal(2)  # SIGINT: py-spy writes its file and exits
+        proc.wait(timeout=60)
 
 
 def _relay(stream: TextIO) -> None:
