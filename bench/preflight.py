@@ -120,10 +120,13 @@ def wait_outcomes(
     done = 0
     while True:
         with sessions() as s:
-            done = s.scalar(
-                select(func.count())
-                .select_from(OutcomeRecord)
-                .where(OutcomeRecord.tenant_id == tenant)
+            done = (
+                s.scalar(
+                    select(func.count())
+                    .select_from(OutcomeRecord)
+                    .where(OutcomeRecord.tenant_id == tenant)
+                )
+                or 0
             )
         if done >= count:
             return
