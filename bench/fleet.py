@@ -190,15 +190,19 @@ class Fleet:
 
     def turns(self, thread: str) -> int:
         """How many turns the thread's latest checkpoint holds (its kept updates)."""
-        from workers.runtime.resources import Resources
+        from contextlib import closing
 
-        res = Resources.create(self.settings)
-        try:
+        from pipeline.graph import build_graph
+        from workers.runtime.checkpointing import serde_from_settings
+        from workers.runtime.resources import make_checkpointer
+
+        url, serde = self.settings.database_url, serde_from_settings(self.settings)
+        saver, pool = make_checkpointer(url, max_size=1, serde=serde)
+        with closing(pool):
             graph_thread = f"{self.tenant}:{self.tenant}-{thread}"  # Job.graph_thread_id
-            values = res.graph.get_state({"configurable": {"thread_id": graph_thread}}).values
+            config = {"configurable": {"thread_id": graph_thread}}
+            values = build_graph(saver).get_state(config).values
             return len(values.get("history") or [])
-        finally:
-            res.close()
 
 
 @contextmanager
