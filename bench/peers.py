@@ -161,6 +161,7 @@ def run_peer(peer: Peer, settings: Settings, args: argparse.Namespace) -> Row:
             env=env | peer.env(db_url, redis_url) | {"PATH": f"{peer.venv}/bin:{env['PATH']}"},
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # `aegra serve` runs uvicorn as a child: stop them both
         )
         try:
             base = f"http://127.0.0.1:{port}"
@@ -168,16 +169,25 @@ def run_peer(peer: Peer, settings: Settings, args: argparse.Namespace) -> Row:
             with httpx.Client(base_url=base, timeout=120) as http:
                 measure_peer(http, server.pid, row, args)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            _stop_group(server)
     except BenchSetupError as exc:
         row.error = str(exc)
     except Exception as exc:
         row.error = f"{type(exc).__name__}: {exc}"
     return row
+
+
+def _stop_group(server: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the server's process group (it and its children), SIGKILL after 30 s."""
+    import signal
+
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def install(peer: Peer, reinstall: bool) -> None:
