@@ -175,8 +175,14 @@ class Settings(BaseSettings):
     )
 
     # Telemetry
-    otlp_endpoint: str | None = Field(None, description="OTLP/HTTP endpoint; console if unset.")
-    trace_console: bool = Field(True, description="Print spans when no OTLP endpoint is set.")
+    otlp_endpoint: str | None = Field(
+        None, description="OTLP/HTTP endpoint; unset: spans go nowhere (or to the console)."
+    )
+    trace_console: bool = Field(
+        False,
+        description="Print spans as JSON on stderr when no OTLP endpoint is set (debugging; "
+        "it costs throughput, so it is off unless asked).",
+    )
     service_name: str = "crag-fleet"
     trace_question: bool = Field(
         False,

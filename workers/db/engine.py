@@ -8,10 +8,19 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from workers.db.liveness import ping_when_idle
+
 
 def make_engine(url: str, pool_size: int = 5) -> Engine:
-    """Create the SQLAlchemy engine (``postgresql+psycopg://…``), pre-pinging pooled connections."""
-    return create_engine(url, pool_size=pool_size, max_overflow=5, pool_pre_ping=True)
+    """Create the SQLAlchemy engine (``postgresql+psycopg://…``).
+
+    A pooled connection is pinged before use only after it was idle a while
+    (:func:`workers.db.liveness.ping_when_idle`); the pool hands out the most recently
+    returned connection first (LIFO), so a busy process keeps reusing warm ones.
+    """
+    engine = create_engine(url, pool_size=pool_size, max_overflow=5, pool_use_lifo=True)
+    ping_when_idle(engine)
+    return engine
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

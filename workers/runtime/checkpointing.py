@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.serde.base import CipherProtocol, SerializerProtocol
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from workers.runtime.one_trip_saver import OneTripSaver
 
 CIPHER_PREFIX = "aesgcm-"
 NONCE_BYTES = 12
@@ -160,9 +161,14 @@ class CheckpointGuard(Protocol):
     def check(self) -> None:
         """Raise (``workers.contracts.errors.LockLost``) if the run may no longer write."""
 
+    def check_recent(self) -> None:
+        """As :meth:`check`, but may rely on a confirmation of a moment ago (no round trip)."""
 
-class GuardedSaver(PostgresSaver):
-    """``PostgresSaver`` that asks the run's :class:`CheckpointGuard` before every write.
+
+class GuardedSaver(OneTripSaver):
+    """A ``PostgresSaver`` that asks the run's :class:`CheckpointGuard` before every write.
+
+    Each write is one statement (:class:`~workers.runtime.one_trip_saver.OneTripSaver`).
 
     A run that lost its thread lock is stopped before its next checkpoint or pending
     write, not only before it publishes: a run the fleet has given up on must not move the
@@ -171,12 +177,12 @@ class GuardedSaver(PostgresSaver):
     """
 
     def put(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
-        """Check the guard, then store as ``PostgresSaver.put`` does."""
+        """Check the guard, then store as :meth:`OneTripSaver.put` does."""
         _check_guard(config)
         return super().put(config, checkpoint, metadata, new_versions)
 
     def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
-        """Check the guard, then store as ``PostgresSaver.put_writes`` does."""
+        """Check the guard, then store as :meth:`OneTripSaver.put_writes` does."""
         _check_guard(config)
         super().put_writes(config, writes, task_id, task_path)
 
@@ -184,7 +190,7 @@ class GuardedSaver(PostgresSaver):
 def _check_guard(config: Any) -> None:
     guard = (config or {}).get("configurable", {}).get(GUARD_KEY)
     if guard is not None:
-        guard.check()
+        guard.check_recent()
 
 
 class EncryptedSaver(GuardedSaver):

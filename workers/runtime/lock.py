@@ -121,6 +121,10 @@ class _Heartbeat:
 _HEARTBEAT = _Heartbeat()
 
 
+CONFIRMED_FOR_S = 0.25
+"""How long a confirmation of ownership stands for :meth:`HeldLock.check_recent`, seconds."""
+
+
 class HeldLock:
     """A lock this worker holds; :meth:`check` raises if it was lost meanwhile."""
 
@@ -128,6 +132,26 @@ class HeldLock:
         self.name = name
         self._lost = lost
         self._lock = lock
+        self._confirmed = time.monotonic()  # acquired just now
+
+    def check_recent(self) -> None:
+        """Raise :class:`LockLost` unless the lock was still ours a moment ago.
+
+        Called before every checkpoint write (:class:`workers.runtime.checkpointing.GuardedSaver`):
+        like :meth:`check`, but an ownership Redis confirmed within :data:`CONFIRMED_FOR_S`
+        is not asked again (a run writes a dozen checkpoints in ~100 ms with an instant
+        model). A lock the watchdog found lost raises at once. A run whose lock was taken
+        from it may so write for at most that long after its last confirmation; Postgres
+        refuses those writes once a newer run holds the thread's fence
+        (:mod:`workers.db.fencing`), and :meth:`check` (always asking Redis) still guards
+        publishing the outcome.
+
+        Raises:
+            LockLost: As :meth:`check`.
+        """
+        if not self.lost and time.monotonic() - self._confirmed < CONFIRMED_FOR_S:
+            return
+        self.check()
 
     @property
     def lost(self) -> bool:
@@ -147,10 +171,13 @@ class HeldLock:
         """
         owned = False
         if not self.lost:
+            asked = time.monotonic()
             try:
                 owned = bool(self._lock.owned())  # type: ignore[attr-defined]
             except RedisError as exc:
                 log.warning("could not check lock %s: %s", self.name, exc)
+            if owned:
+                self._confirmed = asked
         if not owned:
             self._lost.set()
             raise LockLost(f"lost the lock {self.name} while running")

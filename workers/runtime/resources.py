@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pipeline.deps import Limits, Models, Redactor, RetrievalError
 from pipeline.graph import build_graph
 from workers.db.engine import make_engine, make_sessionmaker
+from workers.db.liveness import psycopg_check_when_idle
 from workers.runtime.breaker import RedisCircuitBreaker
 from workers.runtime.checkpointing import (
     EncryptedSaver,
@@ -54,15 +55,19 @@ def make_checkpointer(
     check the run's guard (its thread lock) before every write.
 
     Connection settings follow LangGraph's docs: autocommit, no prepared statements, dict rows.
-    Each connection is checked as it is handed out, so after a Postgres restart the pool
-    replaces dead connections instead of failing the next runs with them.
+    A connection idle for a while is checked as it is handed out
+    (:func:`workers.db.liveness.psycopg_check_when_idle`), so after a Postgres restart the
+    pool replaces dead connections instead of failing the next runs with them; one used
+    a moment ago is not (that ping was one more round trip per checkpoint).
     """
+    check, reset = psycopg_check_when_idle()
     pool = ConnectionPool(
         psycopg_url(database_url),
         min_size=1,
         max_size=max_size,
         open=True,
-        check=ConnectionPool.check_connection,
+        check=check,
+        reset=reset,
         timeout=5.0,  # fail fast (a retryable PoolTimeout) while Postgres is away
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )

@@ -1,4 +1,4 @@
-"""Tracer provider set-up: OTLP/HTTP when an endpoint is configured, console otherwise.
+"""Tracer provider set-up: OTLP/HTTP when an endpoint is configured, else console if asked.
 
 Called once per worker process after fork (``worker_process_init``): exporters hold
 threads and sockets that must not be shared across a fork.
