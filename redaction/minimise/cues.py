@@ -46,7 +46,14 @@ _ID_CUES = word_set(
     "number account konto cuenta conto compte id ident n° no. nº número numero nummer numer "
     "iban nib card tarjeta carte karte carta phone tel tel. telephone telefon teléfono "
     "téléphone telefone telefono móvil mobile cell mobil handy celular cellulare dob born "
-    "geboren nacido nacida née né nato nata"
+    "geboren nacido nacida née né nato nata numéro abonné abonnée abonnement abonado "
+    "abbonato abonnee abonent subscriber socio socia tessera miembro membre mitglied "
+    "członek üye contract contrato contrat contratto vertrag umowa umowy sözleşme договор "
+    "договора klient klienta müşteri клиент клиента hesap hesabı numaram numarası patient "
+    "paciente paziente patiënt pacjent usuario utilisateur identifiant benutzer benutzername "
+    "gebruikersnaam kullanıcı логин пользователь vehicle véhicule vehículo veicolo fahrzeug "
+    "voertuig pojazd araç registration reg reg. placa tablica rejestracja plakası plakam "
+    "rendszám spz авто машина"
 )
 """Words after which an id, number or login follows: code-like words after them are dropped."""
 
@@ -57,8 +64,8 @@ _ID_CUES_OTHER = (
     "číslo", "số", "nomor", "номер", "αριθμός", "τηλέφωνο", "المستخدم", "यूज़रनेम", "उपयोगकर्ता",
 )  # fmt: skip
 
-_ID_ENDINGS = ("nummer", "number", "numero", "número", "numer", "kennung")
-"""Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer")."""
+_ID_ENDINGS = ("nummer", "number", "numero", "número", "numer", "kennung", "konto", "nr")
+"""Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer", "Kundenkonto", "Kundennr.")."""
 
 _ID_NOUNS = word_set(
     "ref ref. reference referenz référence referencia riferimento code código codice kod "
@@ -130,12 +137,14 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
     for piece in pieces[i + 1 : i + 7]:
         core = piece.core
         folded = core.casefold()
+        bare = re.split(r"['\u2019]", folded)[-1]  # "d'abonné": the cue after the elision
         if (
             folded in _ID_CUES
+            or bare in _ID_CUES
             or folded in _ID_NOUNS
             or piece.raw.casefold() in _ID_NOUNS
             or folded in _COPULAS
-            or folded in ("-", "—", "#", "no", "de")
+            or folded in ("-", "—", "#", "no", "de", "n", "n.º", "nº", "n°")
         ):
             continue
         if not core:
