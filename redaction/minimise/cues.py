@@ -33,7 +33,7 @@ _NAME_CUE_PHRASES = (
 """Phrases that introduce the speaker's name: the name-shaped words after them are dropped."""
 
 _WEAK_NAME_CUES = word_set(
-    "hi hey hello hola salut bonjour hallo ciao olá for from para pour für per"
+    "hi hey hello hola salut bonjour hallo ciao olá for from by para pour für per"
 )
 """Words before which a name is common but not certain: only lower-case names are dropped."""
 
@@ -182,7 +182,9 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, lang
     if (
         len(following) == 2
         and all(p.core.islower() and p.core.isalpha() for p in following)
-        and all(is_name(vocab, p.core) and p.core not in vocab.function for p in following)
+        and is_name(vocab, following[0].core)
+        and _surname_here(vocab, following[1].core, languages)
+        and not any(p.core in vocab.function or p.core in vocab.technical for p in following)
         and not following[0].raw.endswith((",", ";", ".", ":"))
     ):
         for piece in following:
@@ -206,6 +208,13 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, lang
         piece.kind, piece.forced = "name", True
         if piece.raw.endswith((",", ";", ".", ")", ":", "!", "?")):
             break
+
+
+def _surname_here(vocab: Vocabulary, word: str, languages: int) -> bool:
+    """True when ``word``, after a given name, reads as a surname: a name of the lists, or
+    a word that is no common word of the question's languages ("yusuf demirtaş" in an
+    English question)."""
+    return is_name(vocab, word) or not vocab.common.get(word, 0) & languages
 
 
 def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:
