@@ -16,9 +16,9 @@ afterwards by a helper that saw neither the redactor nor the other parts, was re
 aggregate only until a new sealed split existed, and was opened for tuning on 2026-12-02
 too. Those three splits are now in-sample. ``tune`` (2026-12-03) was written by the engineer
 tuning the redactor, of the kinds still weak out of sample (street addresses, account ids,
-number plates, names, technical look-alikes): in-sample by construction. ``sealed``, written on 2026-12-02 by another
-helper that saw neither the redactor nor any other split, is the out-of-sample part: it
-prints aggregates only, never a value, term or miss::
+number plates, names, technical look-alikes): in-sample by construction. ``sealed``,
+written on 2026-12-02 by another helper that saw neither the redactor nor any other split,
+is the out-of-sample part: it prints aggregates only, never a value, term or miss::
 
     .venv/bin/python -m bench.egress_eval                      # dev, with every miss
     .venv/bin/python -m bench.egress_eval --split heldout      # tuned on since 2026-12-02
@@ -47,7 +47,8 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "egress"
 def main(argv: list[str] | None = None) -> None:
     """Measure one split and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--split", choices=["dev", "heldout", "fresh", "tune", "sealed"], default="dev")
+    splits = ["dev", "heldout", "fresh", "tune", "sealed"]
+    parser.add_argument("--split", choices=splits, default="dev")
     parser.add_argument("--redact-only", action="store_true", help="Presidio alone")
     args = parser.parse_args(argv)
     personal = load_questions(DATA / f"personal.{args.split}.jsonl")

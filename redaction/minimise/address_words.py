@@ -88,7 +88,7 @@ PO_BOXES = (
     ("po", "box"), ("p.o.", "box"), ("p.o", "box"), ("postfach",), ("postbus",), ("postbox",),
     ("bp",), ("b.p.",), ("boîte", "postale"), ("apartado",), ("casilla",), ("c.p.",),
     ("casella", "postale"), ("caixa", "postal"), ("skrytka", "pocztowa"), ("postboks",),
-    ("box",), ("абонентский", "ящик"), ("а/я",),
+    ("box",), ("абонентский", "ящик"), ("\u0430/\u044f",),
 )  # fmt: skip
 """Post-office box phrases ("PO Box 3381", "Postfach 10 12 34", "Apartado de Correos 441"):
 with a number after them, the clause from the phrase on is dropped. "Box" and the short

@@ -76,13 +76,17 @@ def apply_address_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> Non
         ending = _street_ending(word) or is_romaji_ward(piece.core)
         if (street or ending) and _number_near(pieces, i):
             _drop_clause(text, pieces, _address_start(pieces, i))
-        elif _after_name_street(pieces, i):
-            _drop_clause(text, pieces, _address_start(pieces, i))
+        else:
+            number = _after_name_street(pieces, i)
+            if number is not None:
+                _drop_clause(text, pieces, min(number, _address_start(pieces, number)))
 
 
 def _address_start(pieces: list[Piece], i: int) -> int:
-    """Where the address around the street word at ``i`` starts: up to four capitalised
-    words, house numbers, ordinals or block numbers before it."""
+    """Where the address around the street word at ``i`` starts.
+
+    Up to four capitalised words, house numbers, ordinals or block numbers before it.
+    """
     start = i
     while start > 0 and start > i - 4 and _address_part(pieces[start - 1]):
         start -= 1
@@ -98,30 +102,30 @@ def _address_part(piece: Piece) -> bool:
     )
 
 
-def _after_name_street(pieces: list[Piece], i: int) -> bool:
-    """True for an English street word after a street's name and its house number.
+def _after_name_street(pieces: list[Piece], i: int) -> int | None:
+    """The house number's index, for an English street word after a street's name.
 
     "14 Harrow Lane", "1290 W 42nd St", "55 oak ridge pkwy": the street word is capitalised
     (or a lower-case abbreviation), up to three name words stand before it with no
-    punctuation between, and a house number before them.
+    punctuation between, and a house number before them. None when it is no such word.
     """
     piece = pieces[i]
     word, raw = piece.core.casefold(), piece.raw.casefold()
     if word not in aw.AFTER_NAME_STREET_WORDS and raw not in aw.AFTER_NAME_STREET_WORDS:
-        return False
+        return None
     if not (capitalised(piece.core) or word in aw.ABBREVIATIONS):
-        return False
+        return None
     j = i - 1
     while j >= 0 and j > i - 5:
         before = pieces[j]
         if before.raw != before.core:
-            return False  # punctuation between: "Main, 3 Street" is no address line
+            return None  # punctuation between: "Main, 3 Street" is no address line
         if _HOUSE_NUMBER.fullmatch(before.core) or _BLOCK.fullmatch(before.core):
-            return j < i - 1  # a name must stand between the number and the street word
+            return j if j < i - 1 else None  # a name stands between number and street word
         if not (before.core.isalpha() or _ORDINAL.fullmatch(before.core)):
-            return False
+            return None
         j -= 1
-    return False
+    return None
 
 
 def _is_po_box(pieces: list[Piece], i: int) -> bool:

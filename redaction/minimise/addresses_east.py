@@ -3,7 +3,7 @@
 * A run of Chinese or Japanese characters holding an administrative unit (都 道 府 県 省 市
   区 町 村 郡 县) directly followed by a number ("東京都渋谷区渋谷2-21-1", "梅田3丁目1番3号"),
   or a road (路 街 巷 弄) followed by a number and 号 ("建国路88号"): the run, the number and
-  the block words after it (丁目 番地 番 号 ...) are dropped;
+  the block words after it (丁目 番地 番 号 条 ...) are dropped;
 * a Japanese postal code after 〒 ("〒150-0002");
 * a Korean road name (…로, …길) before a house number, after a city, district or
   neighbourhood (…시, …구, …군, …동): "서울특별시 강남구 테헤란로 152";
@@ -19,8 +19,8 @@ from redaction.minimise.pieces import CJK, Piece
 
 _ADMIN = re.compile(r"[都道府県省市区町村郡县]")
 _ROAD = re.compile(r"[路街巷弄]$")
-_BLOCK_NUMBER = re.compile(r"\d{1,5}(?:[-‐－]\d{1,5}){0,3}")
-_BLOCK_WORDS = re.compile(r"(?:丁目|番地|番|号室|号|階|棟|之)+")
+_BLOCK_NUMBER = re.compile(r"\d{1,5}(?:[\-\u2010\uff0d]\d{1,5}){0,3}")
+_BLOCK_WORDS = re.compile(r"(?:丁目|番地|番|号室|号|階|棟|之|条|[東西南北])+")
 _POSTCODE = re.compile(r"〒\s?\d{3}-?\d{4}|〒")
 _HANGUL_ROAD = re.compile(r"[\uac00-\ud7a3]{1,10}(?:로|길|대로)(?:\d{1,3}(?:번)?길)?")
 _HANGUL_AREA = re.compile(r"[\uac00-\ud7a3]{1,10}(?:시|구|군|동|도|읍|면)")

@@ -49,10 +49,10 @@ _ID_CUES = word_set(
     "geboren nacido nacida née né nato nata numéro abonné abonnée abonnement abonado "
     "abbonato abonnee abonent subscriber socio socia tessera miembro membre mitglied "
     "członek üye contract contrato contrat contratto vertrag umowa umowy sözleşme договор "
-    "договора klient klienta müşteri клиент клиента hesap hesabı numaram numarası patient "
+    "договора klient klienta müşteri клиент клиента hesap hesabı numaram numarası patient "  # noqa: RUF001
     "paciente paziente patiënt pacjent usuario utilisateur identifiant benutzer benutzername "
-    "gebruikersnaam kullanıcı логин пользователь vehicle véhicule vehículo veicolo fahrzeug "
-    "voertuig pojazd araç registration reg reg. placa tablica rejestracja plakası plakam "
+    "gebruikersnaam kullanıcı логин пользователь vehicle véhicule vehículo veicolo fahrzeug "  # noqa: RUF001
+    "voertuig pojazd araç registration reg reg. placa tablica rejestracja plakası plakam "  # noqa: RUF001
     "rendszám spz авто машина"
 )
 """Words after which an id, number or login follows: code-like words after them are dropped."""
@@ -65,7 +65,8 @@ _ID_CUES_OTHER = (
 )  # fmt: skip
 
 _ID_ENDINGS = ("nummer", "number", "numero", "número", "numer", "kennung", "konto", "nr")
-"""Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer", "Kundenkonto", "Kundennr.")."""
+"""Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer",
+"Kundenkonto", "Kundennr.")."""
 
 _ID_NOUNS = word_set(
     "ref ref. reference referenz référence referencia riferimento code código codice kod "
@@ -183,7 +184,7 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, lang
         len(following) == 2
         and all(p.core.islower() and p.core.isalpha() for p in following)
         and is_name(vocab, following[0].core)
-        and _surname_here(vocab, following[1].core, languages)
+        and _surname_here(vocab, following[1])
         and not any(p.core in vocab.function or p.core in vocab.technical for p in following)
         and not following[0].raw.endswith((",", ";", ".", ":"))
     ):
@@ -210,11 +211,17 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, lang
             break
 
 
-def _surname_here(vocab: Vocabulary, word: str, languages: int) -> bool:
-    """True when ``word``, after a given name, reads as a surname: a name of the lists, or
-    a word that is no common word of the question's languages ("yusuf demirtaş" in an
-    English question)."""
-    return is_name(vocab, word) or not vocab.common.get(word, 0) & languages
+def _surname_here(vocab: Vocabulary, piece: Piece) -> bool:
+    """True when ``piece``, after a given name, reads as a surname.
+
+    A name of the lists; or an unquoted word that is no common English word ("yusuf
+    demirtaş"; not "repo 'baseos'", a quoted literal).
+    """
+    if is_name(vocab, piece.core):
+        return True
+    english = 1  # bit 0 of the language masks: LANGUAGES[0], "en"
+    quoted = piece.raw[:1] in "'\"`\u2018\u201c"
+    return not quoted and not vocab.common.get(piece.core, 0) & english
 
 
 def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:

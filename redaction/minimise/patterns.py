@@ -44,6 +44,11 @@ _DATE = re.compile(
     r"|\d{1,2}\s+tháng\s+\d{1,2}(?:\s*(?:năm|,)\s*(?:19|20)\d{2})"
 )
 _LETTERS_THEN_NUMBER = re.compile(r"(?<!\S)[^\W\d_](?:\s+[^\W\d_]){1,3}\s+\d{1,5}(?!\w)")
+_RU_PLATE_LETTERS = (
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425ABEKMHOPCTYX"
+)
+"""The twelve Cyrillic letters of Russian plates (those with a Latin look-alike), and the
+Latin look-alikes."""
 _PLATES = re.compile(
     r"(?<![\w\-])(?:"
     r"[A-Z]{2}\d{2}\s?[A-Z]{3}"  # UK: "YD19 HFG"
@@ -63,8 +68,10 @@ _PLATES = re.compile(
     r"|[A-Z]{3}\s\d{2}[A-Z]"  # Sweden: "ABC 12D"
     r"|[A-Z]{1,2}[\s\-]\d{3,5}\s?[A-Z]{1,2}"  # Austria: "W 12345 X"
     r"|[A-Z]{2}[\s\-]\d{4}[\s\-][A-Z]{2}"  # Ukraine, Bulgaria: "AA 1234 BB"
-    r"|[А-ЯІЇЄ]{2}\s?\d{4}\s?[А-ЯІЇЄ]{2}"  # Ukraine in Cyrillic: "АА 1234 ВВ"
-    r"|[АВЕКМНОРСТУХABEKMHOPCTYX]\d{3}[АВЕКМНОРСТУХABEKMHOPCTYX]{2}\s?\d{2,3}"  # Russia
+    r"|[\u0410-\u042f\u0406\u0407\u0404]{2}\s?\d{4}\s?[\u0410-\u042f\u0406\u0407\u0404]{2}"
+    # Russia, in Cyrillic capitals or their Latin look-alikes: a letter, three digits, two
+    # letters and a region ("A123BC 77")
+    rf"|[{_RU_PLATE_LETTERS}]\d{{3}}[{_RU_PLATE_LETTERS}]{{2}}\s?\d{{2,3}}"
     r"|[\u0391-\u03a9]{3}[\-\s]?\d{4}"  # Greece, in Greek capitals: "ABE-1234"
     # Japan: a place name, a class number, a kana and a number ("横浜 500 さ 12-34")
     r"|[\u4e00-\u9fff]{1,4}\s?\d{2,3}\s?[\u3040-\u309f]\s?\d{1,2}-\d{2}"

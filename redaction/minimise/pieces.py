@@ -215,4 +215,3 @@ def particles_before_name(pieces: list[Piece], i: int) -> bool:
         return False
     name = pieces[j]
     return name.kind == "name" or (name.forced and name.kind == "drop" and capitalised(name.core))
-
