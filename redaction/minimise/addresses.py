@@ -23,7 +23,11 @@ from redaction.minimise.vocabulary import Vocabulary
 
 _CLAUSE_END = re.compile(
     r"[;!?\u3002\u061f\u0964\u2014]|\.(?:\s|$)|\s-\s|\s(?:y|e|and|et|und|en|i|ve)\s"
+    r"|\s(?:because|but|which|since|while|when|weil|aber|wenn|parce|mais|quand|porque|pero"
+    r"|cuando|perché|quando|omdat|maar|wanneer|ale|bo|gdy)\s"
 )
+"""Where an address clause ends: a sentence or clause mark, a dash, "and" or a conjunction
+("because", "weil", "mais"...) in the support languages."""
 _HOUSE_NUMBER = re.compile(r"\d{1,5}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?")
 """A house number, with a flat after a slash ("17/4", "99/12")."""
 _STREET_PART = re.compile(r"\d{1,4}(?:st|nd|rd|th)|\d{1,4}(?:-\d{1,4}){1,3}|#\d{1,5}[A-Za-z]?")

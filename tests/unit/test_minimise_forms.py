@@ -354,3 +354,11 @@ def test_particles_and_lower_case_surnames_go_with_the_name(
     out = minimiser.minimise(text).text.split()
     for name in names:
         assert name not in out, out
+
+
+def test_an_address_clause_ends_at_a_conjunction(minimiser: Minimiser) -> None:
+    out = minimiser.minimise(
+        "Couriers miss 14 Harrow Lane, Leeds because the Shopify pin is off"
+    ).text
+    assert "Harrow" not in out and "14" not in out.split(), out
+    assert "Shopify pin" in out, out
