@@ -53,8 +53,10 @@ The package, one responsibility per module:
 * :mod:`~redaction.minimise.cues`: the personal cues and the values dropped after them;
 * :mod:`~redaction.minimise.introductions`: names after a name label ("Titular:"), before
   "here" at the start of a message, and in a sign-off after a final dash;
-* :mod:`~redaction.minimise.addresses`: address cues, street and unit words, and the
-  clause dropped after them;
+* :mod:`~redaction.minimise.addresses`: address cues, street and unit words, post-office
+  boxes, and the clause dropped after them; :mod:`~redaction.minimise.address_words`
+  holds their word lists, :mod:`~redaction.minimise.addresses_east` the Chinese, Japanese
+  and Korean addresses;
 * :mod:`~redaction.minimise.networks`: local IP addresses and networks, which are kept;
 * :mod:`~redaction.minimise.compounds`: closed compounds of known words ("collectstatic");
 * :mod:`~redaction.minimise.classify`: the classification of each remaining piece;

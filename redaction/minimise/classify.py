@@ -28,6 +28,7 @@ from redaction.minimise.pieces import (
     name_shaped,
     neighbour,
     next_is_version,
+    particles_before_name,
     product_before_version,
     sentence_start,
     word_set,
@@ -426,8 +427,10 @@ class Classifier:
                     continue
                 if piece.kind not in ("word", "lname", "cname", "acro") or piece.forced:
                     continue
-                if piece.core.casefold() in PARTICLES and self._between_names(pieces, i):
-                    piece.kind, changed = "name", True  # "Maria das Graças": part of the name
+                if piece.core.casefold() in PARTICLES and (
+                    self._between_names(pieces, i) or particles_before_name(pieces, i)
+                ):
+                    piece.kind, changed = "name", True  # "Maria das Graças", "van der Merwe"
                     continue
                 near = [neighbour(pieces, i, -1), neighbour(pieces, i, 1)]
                 namely = (

@@ -33,7 +33,7 @@ _NAME_CUE_PHRASES = (
 """Phrases that introduce the speaker's name: the name-shaped words after them are dropped."""
 
 _WEAK_NAME_CUES = word_set(
-    "hi hey hello hola salut bonjour hallo ciao olá for from para pour für per"
+    "hi hey hello hola salut bonjour hallo ciao olá for from by para pour für per"
 )
 """Words before which a name is common but not certain: only lower-case names are dropped."""
 
@@ -46,7 +46,14 @@ _ID_CUES = word_set(
     "number account konto cuenta conto compte id ident n° no. nº número numero nummer numer "
     "iban nib card tarjeta carte karte carta phone tel tel. telephone telefon teléfono "
     "téléphone telefone telefono móvil mobile cell mobil handy celular cellulare dob born "
-    "geboren nacido nacida née né nato nata"
+    "geboren nacido nacida née né nato nata numéro abonné abonnée abonnement abonado "
+    "abbonato abonnee abonent subscriber socio socia tessera miembro membre mitglied "
+    "członek üye contract contrato contrat contratto vertrag umowa umowy sözleşme договор "
+    "договора klient klienta müşteri клиент клиента hesap hesabı numaram numarası patient "  # noqa: RUF001
+    "paciente paziente patiënt pacjent usuario utilisateur identifiant benutzer benutzername "
+    "gebruikersnaam kullanıcı логин пользователь vehicle véhicule vehículo veicolo fahrzeug "  # noqa: RUF001
+    "voertuig pojazd araç registration reg reg. placa tablica rejestracja plakası plakam "  # noqa: RUF001
+    "rendszám spz авто машина"
 )
 """Words after which an id, number or login follows: code-like words after them are dropped."""
 
@@ -57,8 +64,9 @@ _ID_CUES_OTHER = (
     "číslo", "số", "nomor", "номер", "αριθμός", "τηλέφωνο", "المستخدم", "यूज़रनेम", "उपयोगकर्ता",
 )  # fmt: skip
 
-_ID_ENDINGS = ("nummer", "number", "numero", "número", "numer", "kennung")
-"""Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer")."""
+_ID_ENDINGS = ("nummer", "number", "numero", "número", "numer", "kennung", "konto", "nr")
+"""Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer",
+"Kundenkonto", "Kundennr.")."""
 
 _ID_NOUNS = word_set(
     "ref ref. reference referenz référence referencia riferimento code código codice kod "
@@ -130,12 +138,14 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
     for piece in pieces[i + 1 : i + 7]:
         core = piece.core
         folded = core.casefold()
+        bare = re.split(r"['\u2019]", folded)[-1]  # "d'abonné": the cue after the elision
         if (
             folded in _ID_CUES
+            or bare in _ID_CUES
             or folded in _ID_NOUNS
             or piece.raw.casefold() in _ID_NOUNS
             or folded in _COPULAS
-            or folded in ("-", "—", "#", "no", "de")
+            or folded in ("-", "—", "#", "no", "de", "n", "n.º", "nº", "n°")
         ):
             continue
         if not core:
@@ -173,7 +183,9 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, lang
     if (
         len(following) == 2
         and all(p.core.islower() and p.core.isalpha() for p in following)
-        and all(is_name(vocab, p.core) and p.core not in vocab.function for p in following)
+        and is_name(vocab, following[0].core)
+        and _surname_here(vocab, following[1])
+        and not any(p.core in vocab.function or p.core in vocab.technical for p in following)
         and not following[0].raw.endswith((",", ";", ".", ":"))
     ):
         for piece in following:
@@ -197,6 +209,19 @@ def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, lang
         piece.kind, piece.forced = "name", True
         if piece.raw.endswith((",", ";", ".", ")", ":", "!", "?")):
             break
+
+
+def _surname_here(vocab: Vocabulary, piece: Piece) -> bool:
+    """True when ``piece``, after a given name, reads as a surname.
+
+    A name of the lists; or an unquoted word that is no common English word ("yusuf
+    demirtaş"; not "repo 'baseos'", a quoted literal).
+    """
+    if is_name(vocab, piece.core):
+        return True
+    english = 1  # bit 0 of the language masks: LANGUAGES[0], "en"
+    quoted = piece.raw[:1] in "'\"`\u2018\u201c"
+    return not quoted and not vocab.common.get(piece.core, 0) & english
 
 
 def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:

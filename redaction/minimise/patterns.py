@@ -44,6 +44,11 @@ _DATE = re.compile(
     r"|\d{1,2}\s+tháng\s+\d{1,2}(?:\s*(?:năm|,)\s*(?:19|20)\d{2})"
 )
 _LETTERS_THEN_NUMBER = re.compile(r"(?<!\S)[^\W\d_](?:\s+[^\W\d_]){1,3}\s+\d{1,5}(?!\w)")
+_RU_PLATE_LETTERS = (
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425ABEKMHOPCTYX"
+)
+"""The twelve Cyrillic letters of Russian plates (those with a Latin look-alike), and the
+Latin look-alikes."""
 _PLATES = re.compile(
     r"(?<![\w\-])(?:"
     r"[A-Z]{2}\d{2}\s?[A-Z]{3}"  # UK: "YD19 HFG"
@@ -56,7 +61,17 @@ _PLATES = re.compile(
     r"|[A-Z]{2,3}\s\d{3,5}[A-Z]?"  # Nordic/Poland/Greece: "ABC 123", "WA 12345"
     r"|\d{2,3}[\uac00-\ud7a3]\s?\d{4}"  # Korea: "12가 3456"
     r"|\d[A-Z]{3}\d{3}"  # United States (California-style): "4DEF567"
-    r"|[A-Z]{3}\d[A-Z]\d{2}"  # Mercosur: "ABC1D23"
+    r"|[A-Z]{3}-\d{3,4}"  # United States (Pennsylvania, New York...): "ABC-1234"
+    r"|[A-Z]{3}-?\d[A-Z]\d{2}"  # Mercosur: "ABC1D23", "ABC-1D23"
+    r"|[A-Z]{2}[\s\-]?\d{1,2}[\s\-]?[A-Z]{1,3}[\s\-]?\d{4}"  # India: "MH 12 AB 1234"
+    r"|[A-Z]{2,3}\s(?=[A-Z0-9]{0,4}\d)(?=[0-9]{0,4}[A-Z])[A-Z0-9]{4,5}"  # Poland: "WPI 4R21"
+    r"|[A-Z]{3}\s\d{2}[A-Z]"  # Sweden: "ABC 12D"
+    r"|[A-Z]{1,2}[\s\-]\d{3,5}\s?[A-Z]{1,2}"  # Austria: "W 12345 X"
+    r"|[A-Z]{2}[\s\-]\d{4}[\s\-][A-Z]{2}"  # Ukraine, Bulgaria: "AA 1234 BB"
+    r"|[\u0410-\u042f\u0406\u0407\u0404]{2}\s?\d{4}\s?[\u0410-\u042f\u0406\u0407\u0404]{2}"
+    # Russia, in Cyrillic capitals or their Latin look-alikes: a letter, three digits, two
+    # letters and a region ("A123BC 77")
+    rf"|[{_RU_PLATE_LETTERS}]\d{{3}}[{_RU_PLATE_LETTERS}]{{2}}\s?\d{{2,3}}"
     r"|[\u0391-\u03a9]{3}[\-\s]?\d{4}"  # Greece, in Greek capitals: "ABE-1234"
     # Japan: a place name, a class number, a kana and a number ("横浜 500 さ 12-34")
     r"|[\u4e00-\u9fff]{1,4}\s?\d{2,3}\s?[\u3040-\u309f]\s?\d{1,2}-\d{2}"
@@ -68,10 +83,16 @@ acronym and a number ("ISO 27001", "RFC 7231") is kept when the letters are a te
 _NOT_PLATE = word_set(
     "id kb esr lts ip sp cu rc ga pr mr cve cwe rfc iso iec ieee din ansi ecma pep jsr tls ssl "
     "api sdk jdk jre http https ftp ssh tcp udp dns usb hdmi pci ram rom cpu gpu ddr sata nvme "
-    "win mac sql db os pid uid gid tty vlan as bgp"
+    "win mac sql db os pid uid gid tty vlan as bgp nas ssd hdd cpu"
 )
 """Acronyms before a number that are a technical id, not a plate ("Event ID 4625",
 "Firefox ESR 115", "RFC 7231")."""
+_CN_PLATE = re.compile(
+    r"(?<![A-Za-z0-9])[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]"
+    r"[A-Z][·・\s]?[A-Z0-9]{5,6}(?![A-Za-z0-9])"
+)
+"""A Chinese number plate: a province's character, a letter and five or six letters and
+digits ("京A·12345"); the characters around it may be Chinese."""
 _TOWN_CAPITAL = "A-ZÀ-ÖØ-Þ\u0100-\u017f\u0386-\u038f\u0391-\u03a9\u0400-\u042f"
 _POSTCODE_TOWN = re.compile(
     r"(?<![\w.\-])(?:\d{5}|\d{2}-\d{3}|\d{3}\s\d{2}|\d{4}(?:\s?[A-Z]{2})?)\s+"
@@ -155,14 +176,17 @@ def forced_spans(
             spans.append(m.span())
     for m in _PLATES.finditer(text):
         letters = re.findall(r"[^\W\d_]+", m.group())
-        acronym = len(letters) == 1 and (
-            technical(letters[0]) or letters[0].casefold() in _NOT_PLATE
+        acronym = (
+            bool(letters)
+            and m.group()[:1].isalpha()
+            and (technical(letters[0]) or letters[0].casefold() in _NOT_PLATE)
         )
-        if acronym and " " in m.group():
-            continue  # "ISO 27001", "RFC 7231": a standard and its number
+        if acronym and re.search(r"[\s\-]", m.group()):
+            continue  # "ISO 27001", "RFC 7231", "GTX 1080": a standard or a model number
         if re.fullmatch(r"(?:19|20)\d{2}\s?[A-Z]{3}", m.group()) or is_version(m.group()):
             continue  # "2019 SQL", "2022 LTS": a year before an acronym
         spans.append(m.span())
+    spans.extend(m.span() for m in _CN_PLATE.finditer(text))
     for m in _POSTCODE_TOWN.finditer(text):
         number = m.group().split()[0]
         before = re.findall(r"\S+", text[max(0, m.start() - 24) : m.start()])

@@ -196,3 +196,22 @@ def joined(pieces: list[Piece], a: Piece, b: Piece) -> bool:
         for p in pieces
         if first.end <= p.start and p.end <= second.start
     )
+
+
+def particles_before_name(pieces: list[Piece], i: int) -> bool:
+    """True when piece ``i`` is a lower-case particle in a run that leads into a name.
+
+    "van der Merwe", "de la Cruz": the particles right before a piece classified ``name``,
+    or a capitalised piece already dropped as a personal value (joined to it by single
+    spaces), belong to the name.
+    """
+    j = i
+    while j < len(pieces) and pieces[j].core.casefold() in PARTICLES and pieces[j].core.islower():
+        nxt = pieces[j + 1] if j + 1 < len(pieces) else None
+        if nxt is None or pieces[j].raw != pieces[j].core or nxt.start != pieces[j].end + 1:
+            return False
+        j += 1
+    if j == i or j >= len(pieces):
+        return False
+    name = pieces[j]
+    return name.kind == "name" or (name.forced and name.kind == "drop" and capitalised(name.core))
