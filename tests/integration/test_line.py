@@ -12,7 +12,8 @@ from workers.contracts.line import ahead_of, join_line, leave_line, line_key
 
 pytestmark = pytest.mark.integration
 
-T0 = datetime(2026, 12, 1, 8, 0, 0, 123456, tzinfo=UTC)
+T0 = (datetime.now(UTC) - timedelta(hours=2)).replace(microsecond=123456)
+"""Recent (members older than a day are dropped) and with microseconds, to test exactness."""
 
 
 def test_a_job_waits_for_every_unfinished_job_submitted_before_it(redis_client: Any) -> None:

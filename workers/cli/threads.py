@@ -23,7 +23,7 @@ def history(
     thread: Annotated[str, typer.Argument(help="The thread.")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
-    """List the thread's checkpoints, oldest first: step, source, time, next nodes, changes."""
+    """List the thread's checkpoints, oldest first: step, time, who wrote it, next, changes."""
     from dataclasses import asdict
 
     from pipeline.graph import build_graph
@@ -47,10 +47,11 @@ def history(
         if as_json:
             typer.echo(json.dumps(asdict(row)))
             continue
-        nxt = ",".join(row.next) or "(end of turn)"
+        nxt = ",".join(sorted(set(row.next))) or "(end of turn)"
+        wrote = ",".join(sorted(set(row.wrote))) or row.source
         typer.echo(
-            f"{row.checkpoint_id}  step {row.step:>3}  {row.source:<6} {row.created_at[11:19]}  "
-            f"next {nxt:<28} changed {', '.join(row.changed) or '-'}"
+            f"{row.checkpoint_id}  step {row.step:>3}  {row.created_at[11:19]}  "
+            f"by {wrote:<16} next {nxt:<16} changed {', '.join(row.changed) or '-'}"
         )
 
 

@@ -23,7 +23,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session, sessionmaker
 
 from pipeline.state import CragState
@@ -50,6 +49,7 @@ class CheckpointRow:
         step: The super-step (``-1`` is the turn's input).
         source: ``input``, ``loop`` (a super-step), ``update`` or ``fork``.
         created_at: ISO 8601 time of the write.
+        wrote: The nodes whose super-step produced it (empty for a turn's input).
         next: The nodes that run after it (empty at the end of a turn).
         changed: State keys whose value differs from the checkpoint before it.
         job_id: The job whose run wrote it.
@@ -59,6 +59,7 @@ class CheckpointRow:
     step: int
     source: str
     created_at: str
+    wrote: tuple[str, ...]
     next: tuple[str, ...]
     changed: tuple[str, ...]
     job_id: str | None
@@ -110,6 +111,7 @@ def history(
         raise ReplayError(f"thread {thread_id!r} of tenant {tenant_id!r} has no checkpoints")
     rows: list[CheckpointRow] = []
     before: Mapping[str, Any] = {}
+    ran: tuple[str, ...] = ()
     for snap in reversed(snapshots):
         values = snap.values or {}
         changed = tuple(
@@ -122,12 +124,13 @@ def history(
                 step=int(meta.get("step", -1)),
                 source=str(meta.get("source", "")),
                 created_at=str(snap.created_at or ""),
+                wrote=ran if meta.get("source") == "loop" else (),
                 next=tuple(snap.next),
                 changed=changed,
                 job_id=meta.get("job_id"),
             )
         )
-        before = values
+        before, ran = values, tuple(snap.next)
     return rows
 
 
@@ -197,16 +200,7 @@ def replay(
         found.metadata.get("job_id"),
     )
     with transaction(ctx.sessions) as session:
-        session.execute(
-            insert(ThreadRecord)
-            .values(
-                tenant_id=tenant_id,
-                thread_id=job.thread_id,
-                checkpoint_thread_id=job.graph_thread_id,
-                fence=0,
-            )
-            .on_conflict_do_nothing()
-        )
+        repo.claim_thread(session, job)  # the copy is the tenant's, kept like the original
     checkpoint = copy.deepcopy(found.checkpoint)
     versions = checkpoint["channel_versions"]
     for key, value in (changes or {}).items():

@@ -69,6 +69,9 @@ def test_history_lists_a_turns_checkpoints_oldest_first_with_what_changed(
     assert rows[0].changed == () and rows[1].changed == ("question",)
     assert "outcome" in rows[-1].changed
     assert {("retrieve",), ("generate",), ("verify",)} <= {r.next for r in rows}
+    # Each super-step's checkpoint names the nodes that wrote it: the ones due before it.
+    assert [r.wrote for r in rows[1:]] == [r.next for r in rows[:-1]]
+    assert next(r for r in rows if r.wrote == ("generate",)).changed[:2] == ("calls", "generation")
     shown = CliRunner().invoke(cli, ["thread", "history", corpus_tenant, answered])
     assert shown.exit_code == 0, shown.output
     assert shown.stdout.count("\n") == len(rows) and _before(rows, "generate") in shown.stdout
