@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from workers.delivery.attempt import new_secret, post_outcome
+from workers.delivery.attempt import new_secret, post_signed
 from workers.delivery.policy import (
     Address,
     intake_problem,
@@ -99,7 +99,7 @@ def test_delivery_connects_to_the_checked_address_and_keeps_the_name() -> None:
         return httpx.Response(204)
 
     client = httpx.Client(transport=httpx.MockTransport(receiver))
-    attempt = post_outcome(
+    attempt = post_signed(
         client,
         "https://93.184.216.34:8443/hook?x=1",
         new_secret(),
@@ -120,7 +120,7 @@ def test_delivery_connects_to_the_checked_address_and_keeps_the_name() -> None:
 
 def test_delivery_to_a_private_address_is_a_permanent_failure() -> None:
     client = httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(204)))
-    attempt = post_outcome(
+    attempt = post_signed(
         client, "https://2130706433/hook", new_secret(), "msg_1", {"job_id": "j"}, 1
     )
     assert not attempt.ok and attempt.permanent

@@ -96,7 +96,7 @@ class Attempt:
     response_body: str | None = None
 
 
-def post_outcome(
+def post_signed(
     client: httpx.Client,
     url: str,
     secret: str,
@@ -106,7 +106,7 @@ def post_outcome(
     allowlist: Collection[str] = (),
     resolver: Callable[[str], list[Address]] = resolve,
 ) -> Attempt:
-    """POST one signed outcome; never raises for HTTP or network failures.
+    """POST one signed body (outcome or progress event); never raises on HTTP/network errors.
 
     A host outside the tenant's ``allowlist`` is resolved first and every address must be
     public (:func:`~workers.delivery.policy.resolved_problem`); the request then goes to the
@@ -117,8 +117,8 @@ def post_outcome(
         client: The process-wide HTTP client.
         url: The job's webhook URL.
         secret: The tenant's webhook secret.
-        msg_id: The outcome's stable ``webhook-id``.
-        body: The outcome body.
+        msg_id: The body's stable ``webhook-id``.
+        body: The outcome body, or a progress event's (:mod:`workers.delivery.progress_push`).
         timeout_s: Whole-request timeout, seconds.
         allowlist: Hosts the tenant allows without the public-address rule.
         resolver: Name to addresses (default ``getaddrinfo``).

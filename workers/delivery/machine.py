@@ -2,7 +2,7 @@
 
 An outcome with a webhook is stored ``pending`` (the outbox row, :mod:`workers.db.models`).
 Each attempt reads what to send in one short transaction, POSTs it with no transaction
-open (:func:`workers.delivery.attempt.post_outcome`), then records the attempt and the new
+open (:func:`workers.delivery.attempt.post_signed`), then records the attempt and the new
 state in a second: delivered on a 2xx, dead (with a dead letter naming the URL and the last
 error) on a permanent refusal or once the attempts are used up, else still pending with a
 retry due. The caller holds the per-outcome guard and schedules the retry; this module
@@ -86,7 +86,7 @@ def deliver_once(
         number = repo.count_attempts(session, tenant_id, job_id) + 1
         url, secret, allow = job.webhook_url, tenant.webhook_secret, tenant.webhook_allowlist
         msg_id, body = outcome.webhook_id, outcome.body
-    result = http.post_outcome(client, url, secret, msg_id, body, timeout_s, allow)
+    result = http.post_signed(client, url, secret, msg_id, body, timeout_s, allow)
     exhausted = not result.ok and (result.permanent or attempts_before + 1 >= max_attempts)
     with transaction(sessions) as session:
         outcome = repo.get_outcome(session, tenant_id, job_id)

@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from workers.delivery.attempt import post_outcome
+from workers.delivery.attempt import post_signed
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class ProgressPusher:
 
     def _post(self, target: ProgressTarget, body: dict[str, Any]) -> None:
         msg_id = f"progress_{body['job_id']}_{body['event']['id']}"
-        attempt = post_outcome(
+        attempt = post_signed(
             self._client,
             target.url,
             target.secret,
