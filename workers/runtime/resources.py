@@ -32,8 +32,8 @@ from workers.runtime.checkpointing import (
     EncryptedSaver,
     GuardedSaver,
     KeyRing,
+    encrypted_serde,
     key_ring_from_settings,
-    serde_from_settings,
 )
 from workers.runtime.index_sizes import IndexSizes
 from workers.settings import Settings
@@ -142,8 +142,9 @@ class Resources:
 
         engine = make_engine(settings.database_url)
         redis = Redis.from_url(settings.redis_url)
+        ring = key_ring_from_settings(settings)  # checkpoints and progress payloads
         checkpointer, pool = make_checkpointer(
-            settings.database_url, serde=serde_from_settings(settings)
+            settings.database_url, serde=encrypted_serde(ring) if ring else None
         )
         return cls(
             settings=settings,
@@ -164,7 +165,7 @@ class Resources:
                 window_s=settings.breaker_window_s,
                 cooldown_s=settings.breaker_cooldown_s,
             ),
-            progress_cipher=key_ring_from_settings(settings),
+            progress_cipher=ring,
         )
 
     def close(self) -> None:
