@@ -13,6 +13,7 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 from langchain_core.embeddings import Embeddings
 
+from corpus.compound import question_parts
 from corpus.index import (
     DEFAULT_INDEX_PREFIX,
     METADATA_FIELD,
@@ -51,6 +52,10 @@ class TenantRetriever:
     ``vector``) rankings of the query, :data:`HYBRID_DEPTH` deep each, fused by
     :func:`reciprocal_rank_fusion` here (the Elasticsearch distribution run locally has no
     ``rrf`` retriever). Chunks ingested without vectors are found by BM25 only.
+
+    Compound questions ("which format …, and which option …?", :mod:`corpus.compound`)
+    are searched part by part, and the parts' rankings fused the same way, so a fact on
+    a second page is not crowded out by the page matching more of the whole sentence.
 
     The index is per tenant already; the ``tenant_id`` term filter is defence in depth
     against a chunk written under the wrong tenant or a mis-set prefix, and a hit that
@@ -114,7 +119,7 @@ class TenantRetriever:
 
         Returns:
             Documents with every provenance field, ``position`` and ``score`` set (the BM25
-            score, or in hybrid mode the fused RRF score).
+            score of a one-part query; otherwise, and in hybrid mode, the fused RRF score).
 
         Raises:
             ValueError: ``query`` is empty or whitespace, or ``k`` < 1.
@@ -126,9 +131,20 @@ class TenantRetriever:
             raise ValueError("search query is empty")
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        if self._embeddings is None:
+        parts = question_parts(query)
+        if self._embeddings is None and len(parts) == 1:
             return [self._document(hit) for hit in self._bm25(query, k)]
-        depth = max(k, HYBRID_DEPTH)
+        depth = k if self._embeddings is None else max(k, HYBRID_DEPTH)
+        rankings = [ranking for part in parts for ranking in self._rankings(part, depth)]
+        hits = {hit["_id"]: hit for ranking in rankings for hit in ranking}
+        fused = reciprocal_rank_fusion([[hit["_id"] for hit in r] for r in rankings])
+        return [self._document({**hits[doc_id], "_score": score}) for doc_id, score in fused[:k]]
+
+    def _rankings(self, query: str, depth: int) -> list[list[dict[str, Any]]]:
+        """The BM25 ranking of ``query`` and, in hybrid mode, its kNN ranking, ``depth`` deep."""
+        lexical = self._bm25(query, depth)
+        if self._embeddings is None:
+            return [lexical]
         try:
             vector = self._embeddings.embed_query(query)
         except Exception as exc:  # the model is ours, but a remote one can fail any way
@@ -136,12 +152,7 @@ class TenantRetriever:
                 f"tenant {self.tenant_id!r}: embedding the query failed: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
-        lexical, dense = self._bm25(query, depth), self._knn(vector, depth)
-        hits = {hit["_id"]: hit for hit in [*dense, *lexical]}
-        fused = reciprocal_rank_fusion(
-            [[hit["_id"] for hit in lexical], [hit["_id"] for hit in dense]]
-        )
-        return [self._document({**hits[doc_id], "_score": score}) for doc_id, score in fused[:k]]
+        return [lexical, self._knn(vector, depth)]
 
     def _bm25(self, query: str, size: int) -> list[dict[str, Any]]:
         return self._search(

@@ -25,9 +25,10 @@ from pipeline.documents import Document
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
+    claim_problems,
     published_answer,
+    recited,
     resolution_problem,
-    support_problems,
 )
 from pipeline.history import earlier_answer
 from pipeline.lexical import content_terms, is_latin_text
@@ -165,18 +166,31 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     if problems:
         # An unusable reply already said why (generate's feedback); keep that reason.
         reason = state.get("feedback") or "; ".join(problems)
-        return {"grounded": False, "resolves": False, "feedback": reason}
+        return {"grounded": False, "resolves": False, "feedback": reason, "lacking": []}
     meter = Meter.of(deps)
-    update: Update = {"calls": meter.calls}
+    update: Update = {"calls": meter.calls, "lacking": []}
     if direct:
         return update | _check_direct(state, deps, meter, generation["answer"])
     by_id = {d["id"]: d for d in relevant_documents(state)}
-    unsupported = support_problems(generation, by_id, deps.limits.min_lexical_support)
+    min_support = deps.limits.min_lexical_support
+    fixed = recited(generation, by_id, min_support)
+    if fixed is not generation:
+        generation = fixed
+        update["generation"] = fixed
+    problems = claim_problems(generation, by_id, min_support)
+    unsupported = [f"claim {i} {p}" for i, p in enumerate(problems, start=1) if p]
+    # What the sources lacked is what the next retrieval looks for (rewrite_query).
+    lacking = [c["text"] for c, p in zip(generation["claims"], problems, strict=True) if p]
     wrong_value = claim_value_problem(asked(state), generation["claims"], list(by_id.values()))
     if wrong_value:
         unsupported = [*unsupported, wrong_value]
     if unsupported:
-        return {"grounded": False, "resolves": False, "feedback": "; ".join(unsupported)}
+        return update | {
+            "grounded": False,
+            "resolves": False,
+            "feedback": "; ".join(unsupported),
+            "lacking": lacking,
+        }
     # The verifier sees the cited sources as the generator saw them (refined, same numbers),
     # so when every source is cited its prompt starts with the generator's whole prompt and
     # the model server reads only the claims.

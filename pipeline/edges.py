@@ -104,7 +104,9 @@ def after_grading(
     Index round: ``correct`` generates from the kept chunks; ``ambiguous`` keeps them and
     adds web results (or generates from them when the web is off); ``incorrect`` rewrites
     the query while rewrites are left, then turns to the web with the index chunks
-    discarded. Web round: generate from what was kept and what the web gave, or abstain.
+    discarded. A round that searched for what an answer lacked generates again from that
+    answer's sources and whatever it added. Web round: generate from what was kept and
+    what the web gave, or abstain.
     """
     budget = state["budget"]
     if state.get("model_error") or over_budget(state) or unusable_grading(state):
@@ -117,6 +119,10 @@ def after_grading(
         # Rewriting cannot fix an index that is down, and our outage must not send the
         # question to the web.
         return "abstain"
+    if state.get("kept") and can_generate:
+        # A search for what an answer lacked: answer again from its sources and what the
+        # search added, whatever this round's tier (the earlier sources were graded).
+        return "generate"
     tier = confidence_tier(state)
     web = web_left(state)
     if enough and (tier == "correct" or (tier == "ambiguous" and not web)):
@@ -150,15 +156,23 @@ def after_generate(state: CragState) -> Literal["verify", "abstain"]:
 def after_verify(
     state: CragState,
 ) -> Literal["finalize", "generate", "rewrite_query", "abstain"]:
-    """Ship a grounded answer that resolves the question; else regenerate, rewrite or abstain.
+    """Ship a grounded answer that resolves the question; else search, regenerate or abstain.
 
-    Each loop has its own counter (Self-RAG's critique loop, Asai et al. 2023).
+    An answer whose claims the checks in code found missing from their sources (``lacking``)
+    searches the index for them before it is written again: generation-augmented
+    retrieval (Shao et al. 2023, "Enhancing Retrieval-Augmented Large Language Models with
+    Iterative Retrieval-Generation Synergy", ITER-RETGEN), since a 1.5B generator told
+    only which claim failed mostly writes it again from memory. Each loop has its own
+    counter (Self-RAG's critique loop, Asai et al. 2023).
     """
     if state.get("model_error"):
         return "abstain"
     budget = state["budget"]
     if state.get("grounded") and state.get("resolves"):
         return "finalize"
+    if state.get("lacking") and _can_search_again(state):
+        # The sources lacked facts the answer needed: search for them (ITER-RETGEN).
+        return "rewrite_query"
     if not state.get("grounded"):
         if state.get("generations", 0) < budget["max_generations"] and not over_budget(state):
             return "generate"
@@ -170,3 +184,14 @@ def after_verify(
     ):
         return "rewrite_query"
     return "abstain"
+
+
+def _can_search_again(state: CragState) -> bool:
+    """An index turn with a rewrite and a generation left, within the call budget."""
+    budget = state["budget"]
+    return (
+        state.get("route") == "vectorstore"
+        and state.get("rewrites", 0) < budget["max_rewrites"]
+        and state.get("generations", 0) < budget["max_generations"]
+        and not over_budget(state)
+    )

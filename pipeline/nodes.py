@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from opentelemetry import trace
 
 from pipeline import prompts
+from pipeline.answering import relevant_documents
 from pipeline.callouts import WITHHELD, withhold_callouts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
@@ -153,7 +154,10 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
 
 @traced_node("retrieve")
 def retrieve(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Fetch chunks for ``query`` from the tenant's index; a failure is recorded, not raised."""
+    """Fetch ``retrieve_k`` chunks for ``query`` from the tenant's index, none of them ``kept``.
+
+    A failure is recorded (``retrieval_error``), not raised.
+    """
     deps = runtime.context
     query = state["query"]
     update: Update = {
@@ -165,12 +169,15 @@ def retrieve(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
     if deps.retriever is None:
         return update | {"documents": [], "retrieval_error": "tenant has no index"}
+    # Chunks carried from the last round were graded there: k new ones are fetched beside them.
+    carried = {d["id"] for d in state.get("kept", [])}
+    k = deps.limits.retrieve_k
     try:
-        docs = deps.retriever.search(query, deps.limits.retrieve_k)
+        docs = deps.retriever.search(query, k + len(carried))
     except RetrievalError as exc:
         log.warning("retrieval failed for tenant %s: %s", deps.tenant_id, exc)
         return update | {"documents": [], "retrieval_error": str(exc)}
-    return update | screened(state, docs)
+    return update | screened(state, [d for d in docs if d["id"] not in carried][:k])
 
 
 @traced_node("grade_chunk", record=False)
@@ -217,8 +224,18 @@ def assess_grades(state: CragState, runtime: Runtime[Deps]) -> Update:
 
 @traced_node("rewrite_query")
 def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
-    """Ask for a different query, given every query tried and why results failed."""
+    """Write the next retrieval query: from what an answer lacked, else by the rewriter.
+
+    After an answer whose claims its sources did not support (``lacking``), the query is the
+    question followed by those claims, in code and at no model cost (ITER-RETGEN, Shao et
+    al. 2023: the model's own draft names the setting or page that holds the fact, even when
+    the draft's value is wrong); the answer's sources are ``kept`` for the next round.
+    Otherwise the rewriter is asked for a different query, given every query tried and why
+    the results failed.
+    """
     deps = runtime.context
+    if lacking := state.get("lacking"):
+        return _search_for_lacking(state, lacking)
     reasons = [g["reason"] for g in state.get("graded", []) if not g["relevant"]]
     if state.get("grounded") and not state.get("resolves"):
         reasons.insert(0, "the answer from these sources did not resolve the question")
@@ -244,6 +261,21 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
         "query": query or state["query"],
         "duplicate_query": duplicate,
         "calls": meter.calls,
+    }
+
+
+def _search_for_lacking(state: CragState, lacking: list[str]) -> Update:
+    query = " ".join([asked(state), *lacking])
+    tried = {normalise_query(q) for q in state["queries_tried"]}
+    return {
+        "rewrites": state["rewrites"] + 1,
+        "generation": None,
+        "grounded": None,
+        "resolves": None,
+        "lacking": [],
+        "kept": relevant_documents(state),
+        "query": query,
+        "duplicate_query": normalise_query(query) in tried,
     }
 
 

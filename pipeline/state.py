@@ -104,7 +104,8 @@ class CragState(TypedDict, total=False):
     documents: list[Document]
     """Chunks of the current retrieval round, before grading."""
     kept: list[Document]
-    """Index chunks kept for generation when an ambiguous round is augmented with the web."""
+    """Graded chunks carried into the next round: index chunks of an ambiguous round that
+    the web augments, or the sources of an answer whose missing facts are searched for."""
     round: int
     """Retrieval round counter this turn (index and web rounds alike)."""
     round_source: Literal["index", "web"]
@@ -138,6 +139,10 @@ class CragState(TypedDict, total=False):
     """Verifier: every claim is supported by the chunks it cites."""
     resolves: bool | None
     """Verifier: the answer resolves the question."""
+    lacking: NotRequired[list[str]]
+    """Claims of the latest generation that the sources they cite do not support, by the
+    checks in code (a number, a name or most words missing): what the answer needed and
+    the sources lacked, so the next retrieval searches for them (``rewrite_query``)."""
     claim_verdicts: NotRequired[list[bool]]
     """Verifier: per claim of the latest generation, in order, whether its cited chunks
     support it (empty when the checks in code decided without the verifier model)."""
@@ -202,6 +207,7 @@ def turn_reset() -> dict[str, Any]:
         "grounded": None,
         "resolves": None,
         "claim_verdicts": [],
+        "lacking": [],
         "duplicate_query": False,
         "rewrites": 0,
         "generations": 0,

@@ -806,3 +806,111 @@ class TestModelFallbacks:
         )
         state = run_turn(deps, TORQUE_Q)
         assert state["outcome"]["reason"] == "model_unavailable"
+
+
+class TestSearchingForWhatTheAnswerLacked:
+    """ITER-RETGEN: a claim its sources lack sends the question and that claim to the index."""
+
+    BOLT_Q = (
+        "What torque does the rotor shaft fastener need, and which part number do spindle "
+        "bolts have?"
+    )
+    TWO_FACTS = answer(
+        ("The rotor shaft fastener needs 12 newton metres.", [1]),
+        ("Spindle bolts are ordered by part number QM-4471.", [1]),
+    )
+
+    def test_a_fact_missing_from_the_sources_is_searched_for_without_the_rewriter(
+        self, deps_for: Any
+    ) -> None:
+        prompts: list[str] = []
+
+        def generator(user: str) -> dict[str, Any]:
+            prompts.append(user)
+            if len(prompts) == 1:
+                return self.TWO_FACTS
+            # The second prompt shows the kept torque chunk first, then the catalogue.
+            return answer(
+                ("The rotor shaft fastener needs 12 newton metres.", [1]),
+                ("Spindle bolts are ordered by part number QM-4471.", [2]),
+            )
+
+        model = ScriptedChatModel(
+            script={
+                "grader": grade_by_keyword("newton metres", "QM-4471"),
+                "generator": generator,
+                "verifier": [verdict(True, True)],
+            }
+        )
+        state = run_turn(deps_for(model, limits=Limits(retrieve_k=1)), self.BOLT_Q)
+
+        assert state["trace"][2:] == [
+            "retrieve",
+            "assess_grades",
+            "generate",
+            "verify",  # in code: 4471 is in none of the claim's sources
+            "rewrite_query",  # in code: no rewriter call
+            "retrieve",
+            "assess_grades",
+            "generate",
+            "verify",
+            "finalize",
+        ]
+        assert "rewriter" not in model.roles_called()
+        assert state["queries_tried"] == [
+            self.BOLT_Q,
+            f"{self.BOLT_Q} Spindle bolts are ordered by part number QM-4471.",
+        ]
+        # The torque chunk was graded once, in the first round; only the new one after it.
+        assert model.roles_called().count("grader") == 2
+        outcome = state["outcome"]
+        assert outcome["status"] == "answered"
+        assert [c["locator"].rsplit("/", 1)[-1] for c in outcome["citations"]] == [
+            "rotor-maintenance.md",
+            "catalogue.md",
+        ]
+        assert (state["rewrites"], state["generations"]) == (1, 2)
+        assert "QM-4471" not in prompts[0].split("Question:")[0]
+        assert prompts[1].index("12 newton metres") < prompts[1].index("QM-4471")
+
+    def test_with_no_rewrite_left_it_is_written_again_and_abstains(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "grader": grade_by_keyword("newton metres", "QM-4471"),
+                "generator": [self.TWO_FACTS, self.TWO_FACTS],
+            }
+        )
+        limits = Limits(retrieve_k=1, max_rewrites=0)
+        state = run_turn(deps_for(model, limits=limits), self.BOLT_Q)
+
+        assert state["trace"][-5:] == ["generate", "verify", "generate", "verify", "abstain"]
+        assert state["outcome"]["reason"] == "ungrounded"
+        assert "claim 2 states 4471, absent from its sources" in state["outcome"]["detail"]
+        assert "verifier" not in model.roles_called()
+
+    def test_a_claim_citing_the_wrong_source_is_re_cited_to_the_one_that_states_it(
+        self, deps_for: Any
+    ) -> None:
+        model = ScriptedChatModel(
+            script={
+                "grader": grade_by_keyword("newton metres", "QM-4471"),
+                "generator": [
+                    answer(
+                        ("The rotor shaft fastener needs 12 newton metres.", [2]),
+                        ("Spindle bolts are ordered by part number QM-4471.", [2]),
+                    )
+                ],
+                "verifier": [verdict(True, True)],
+            }
+        )
+        state = run_turn(deps_for(model), self.BOLT_Q)
+
+        assert state["trace"][-3:] == ["generate", "verify", "finalize"]
+        generation = state["generation"]
+        cited = [generation["sources"].index(c["source_ids"][0]) + 1 for c in generation["claims"]]
+        located = {c["n"]: c["locator"].rsplit("/", 1)[-1] for c in state["outcome"]["citations"]}
+        # Claim 1 now cites the torque chunk (it cited the catalogue), claim 2 the catalogue.
+        assert [located[n] for n in cited] == ["rotor-maintenance.md", "catalogue.md"]
+        # The verifier judged each claim against the source it now cites.
+        verifier_prompt = next(u for r, u in model.calls if r == "verifier")
+        assert f"12 newton metres. (cites [{cited[0]}])" in verifier_prompt

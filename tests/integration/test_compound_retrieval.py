@@ -1,0 +1,88 @@
+"""Compound questions on the real Elasticsearch: each part is searched, the rankings fused.
+
+A small corpus where three lock pages share most words of the question's first part, while
+the page that answers its second part shares few words with the whole sentence: one BM25
+query for the sentence ranks two lock pages first and leaves that page out of the top 2;
+the part-by-part search gives each part its best page.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus import TenantRetriever, index_name, ingest_paths
+from corpus.compound import question_parts
+from workers.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+DOCS = {
+    "locks.md": "# Lock waits\n\nThe server waits on a lock for one second before checking "
+    "for a deadlock.",
+    "lock-modes.md": "# Lock modes\n\nHow long the server waits on a lock before checking "
+    "depends on the lock mode.",
+    "lock-monitoring.md": "# Monitoring locks\n\nHow long a server waits on a lock before "
+    "checking is shown per backend.",
+    "error-codes.md": "# Error codes\n\nThe deadlock error carries code 40P01.",
+    "build.md": "# Build\n\nA build error prints its code and stops.",
+    "install.md": "# Install\n\nAn install error prints an exit code.",
+    "backup.md": "# Backup\n\nA backup error returns code 1.",
+}
+QUESTION = (
+    "How long does the server wait on a lock before checking for a deadlock, "
+    "and which code does the error carry?"
+)
+
+
+@pytest.fixture(scope="module")
+def tenant(es: Any, settings: Settings, tmp_path_factory: Any) -> Iterator[str]:
+    root: Path = tmp_path_factory.mktemp("compound-corpus")
+    for name, text in DOCS.items():
+        (root / name).write_text(text)
+    tenant = f"t-cq-{uuid.uuid4().hex[:8]}"
+    report = ingest_paths(es, tenant, [root], index_prefix=settings.index_prefix)
+    assert report.ok and report.chunks == len(DOCS)
+    yield tenant
+    es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+
+
+def _pages(retriever: TenantRetriever, query: str, k: int) -> list[str]:
+    return [d["locator"].rsplit("/", 1)[-1] for d in retriever.search(query, k)]
+
+
+def test_each_part_of_a_compound_question_gets_its_page(
+    es: Any, settings: Settings, tenant: str
+) -> None:
+    retriever = TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
+    # The whole sentence, searched as one query (what search did before), misses the page
+    # that answers its second part: the lock pages match more of its words.
+    one_query = es.search(
+        index=retriever.index,
+        query={"match": {"text": QUESTION}},
+        size=2,
+    )["hits"]["hits"]
+    assert not any(
+        h["_source"]["metadata"]["locator"].endswith("error-codes.md") for h in one_query
+    )
+
+    first, second = question_parts(QUESTION)
+    pages = _pages(retriever, QUESTION, 2)
+    assert pages == [_pages(retriever, first, 1)[0], "error-codes.md"]
+    assert _pages(retriever, second, 1) == ["error-codes.md"]
+    docs = retriever.search(QUESTION, 2)
+    assert all(0 < d["score"] < 1 for d in docs)  # fused (RRF) scores, best first
+    assert docs[0]["score"] >= docs[1]["score"]
+
+
+def test_a_one_part_question_keeps_its_bm25_ranking(
+    es: Any, settings: Settings, tenant: str
+) -> None:
+    retriever = TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
+    docs = retriever.search("Which error code is raised for a detected deadlock?", 2)
+    assert docs[0]["locator"].endswith("error-codes.md")
+    assert docs[0]["score"] > 1  # a BM25 score, not a fused one
