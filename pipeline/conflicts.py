@@ -255,10 +255,10 @@ def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
                 cue = re.search(pattern, sentence, re.IGNORECASE)
                 if cue is None:
                     continue
+                before = re.split(r"[;:]\s", sentence[max(0, cue.start() - 40) : cue.start()])
                 values = (
-                    _values(sentence[cue.start() :], aspect)[:1]
-                    or _values(sentence[max(0, cue.start() - 40) : cue.start()], aspect)[-1:]
-                )  # "listens on port 5432 by default": the value before the cue
+                    _values(sentence[cue.start() :], aspect)[:1] or _values(before[-1], aspect)[-1:]
+                )  # "listens on port 5432 by default", "the port it listens on; 5432 by default"
                 for value, written in values:
                     found.append(
                         Statement(doc["id"], named[0], aspect, value, sentence.strip(), written)
@@ -286,6 +286,33 @@ def subjects_of(question: str) -> list[str]:
     return sorted(subjects)
 
 
+_OWNER = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:server|daemon|service)\b", re.IGNORECASE)
+_NO_OWNER = frozenset({"the", "a", "an", "this", "that", "its", "your", "database", "same"})
+
+
+def asked_statements(question: str, doc: Document, subjects: Sequence[str]) -> list[Statement]:
+    """:func:`statements` of ``doc``, without those about another program's port.
+
+    A port question that names no setting has the generic subject ``port``; a sentence that
+    gives the port of a differently named server ("an ident server that listens on TCP port
+    113 by default", asked about the PostgreSQL server) states another program's port,
+    not a rival value for the one asked about.
+    """
+    found = statements(doc, subjects)
+    asked = _owner(question)
+    if asked is None:
+        return found
+    return [st for st in found if st.subject != "port" or _owner(st.sentence) in (None, asked)]
+
+
+def _owner(text: str) -> str | None:
+    """The specific name before "server", "daemon" or "service" in ``text``, lower-cased."""
+    for m in _OWNER.finditer(text):
+        if m.group(1).lower() not in _NO_OWNER:
+            return m.group(1).lower()
+    return None
+
+
 def find_conflict(question: str, docs: Sequence[Document]) -> Conflict | None:
     """The first aspect of a setting the question names on which ``docs`` disagree.
 
@@ -299,7 +326,7 @@ def find_conflict(question: str, docs: Sequence[Document]) -> Conflict | None:
     by_key: dict[tuple[str, str], dict[str, set[str]]] = {}
     said: dict[tuple[str, str, str], list[Statement]] = {}
     for doc in docs:
-        for st in statements(doc, subjects):
+        for st in asked_statements(question, doc, subjects):
             by_key.setdefault((st.subject, st.aspect), {}).setdefault(st.source_id, set()).add(
                 st.value
             )
@@ -426,7 +453,7 @@ def claim_value_problem(
     stated = {
         st.value: st.written
         for doc in docs
-        for st in statements(doc, subjects)
+        for st in asked_statements(question, doc, subjects)
         if st.aspect == aspect
     }
     if not stated:

@@ -168,3 +168,34 @@ def test_a_claim_with_a_value_no_source_states_for_the_aspect_is_refused() -> No
 def test_versions_and_dates_conflict_too(question: str, a: str, b: str, values: set[str]) -> None:
     conflict = find_conflict(question, [doc("a", a), doc("b", b)])
     assert conflict is not None and {s.value for s in conflict.sides} == values
+
+
+PORT_Q = "What TCP port does the PostgreSQL server listen on by default?"
+PORT_MANUAL = doc(
+    "pm",
+    "port (integer)\n\nThe TCP port the server listens on; 5432 by default. Note that the same "
+    "port number is used for all IP addresses the server listens on.",
+    "/manual/runtime-config-connection.html",
+)
+IDENT = doc(
+    "id",
+    "Virtually every Unix-like operating system ships with an ident server that listens on "
+    "TCP port 113 by default.",
+    "/manual/auth-ident.html",
+)
+
+
+def test_a_value_before_its_cue_after_a_semicolon_is_read() -> None:
+    found = statements(PORT_MANUAL, ["port"])
+    assert [(s.aspect, s.value) for s in found] == [("default", "5432")]
+
+
+def test_another_programs_port_is_not_a_rival_value() -> None:
+    from pipeline.conflicts import claim_value_problem
+
+    assert find_conflict(PORT_Q, [IDENT, PORT_MANUAL]) is None
+    claim = [{"text": "The server listens on TCP port 5432 by default.", "source_ids": ["pm"]}]
+    assert claim_value_problem(PORT_Q, claim, [IDENT, PORT_MANUAL]) is None
+    # The same kind of sentence about the server asked about still conflicts.
+    planted = doc("pw", "Our PostgreSQL server listens on TCP port 5433 by default.")
+    assert find_conflict(PORT_Q, [planted, PORT_MANUAL]) is not None
