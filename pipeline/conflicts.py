@@ -255,9 +255,11 @@ def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
                 cue = re.search(pattern, sentence, re.IGNORECASE)
                 if cue is None:
                     continue
-                before = re.split(r"[;:]\s", sentence[max(0, cue.start() - 40) : cue.start()])
+                window = sentence[max(0, cue.start() - 40) : cue.start()]
                 values = (
-                    _values(sentence[cue.start() :], aspect)[:1] or _values(before[-1], aspect)[-1:]
+                    _values(sentence[cue.start() :], aspect)[:1]
+                    or _values(re.split(r"[;:]\s", window)[-1], aspect)[-1:]
+                    or _values(window, aspect)[-1:]
                 )  # "listens on port 5432 by default", "the port it listens on; 5432 by default"
                 for value, written in values:
                     found.append(
@@ -287,30 +289,65 @@ def subjects_of(question: str) -> list[str]:
 
 
 _OWNER = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:server|daemon|service)\b", re.IGNORECASE)
-_NO_OWNER = frozenset({"the", "a", "an", "this", "that", "its", "your", "database", "same"})
+OTHER_PROGRAMS = frozenset(
+    {
+        "ident",
+        "identd",
+        "ldap",
+        "radius",
+        "kerberos",
+        "kdc",
+        "dns",
+        "bind",
+        "ssh",
+        "sshd",
+        "ntp",
+        "smtp",
+        "mail",
+        "imap",
+        "pop3",
+        "web",
+        "http",
+        "https",
+        "nginx",
+        "apache",
+        "proxy",
+        "syslog",
+        "snmp",
+        "ftp",
+        "tftp",
+        "dhcp",
+        "redis",
+        "memcached",
+        "pgbouncer",
+        "pgpool",
+    }
+)
+"""Programs whose own port a page may state beside the one asked about ("an ident server
+that listens on TCP port 113"): a port sentence about one of these is not about PostgreSQL
+or Git, unless the question names it."""
 
 
 def asked_statements(question: str, doc: Document, subjects: Sequence[str]) -> list[Statement]:
-    """:func:`statements` of ``doc``, without those about another program's port.
+    """:func:`statements` of ``doc``, without those giving another program's port.
 
     A port question that names no setting has the generic subject ``port``; a sentence that
-    gives the port of a differently named server ("an ident server that listens on TCP port
-    113 by default", asked about the PostgreSQL server) states another program's port,
-    not a rival value for the one asked about.
+    gives the port of a server of :data:`OTHER_PROGRAMS` ("an ident server that listens on
+    TCP port 113 by default", asked about the PostgreSQL server) states another program's
+    port, not a rival value for the one asked about. Any other owner ("the staging server",
+    "the Postgres daemon", "our database server") still counts.
     """
     found = statements(doc, subjects)
-    asked = _owner(question)
-    if asked is None:
-        return found
-    return [st for st in found if st.subject != "port" or _owner(st.sentence) in (None, asked)]
-
-
-def _owner(text: str) -> str | None:
-    """The specific name before "server", "daemon" or "service" in ``text``, lower-cased."""
-    for m in _OWNER.finditer(text):
-        if m.group(1).lower() not in _NO_OWNER:
-            return m.group(1).lower()
-    return None
+    named = {w.lower() for w in re.findall(r"[\w-]+", question)}
+    return [
+        st
+        for st in found
+        if st.subject != "port"
+        or not any(
+            m.group(1).lower() in OTHER_PROGRAMS and m.group(1).lower() not in named
+            for m in _OWNER.finditer(st.sentence)
+        )
+    ]
 
 
 def find_conflict(question: str, docs: Sequence[Document]) -> Conflict | None:

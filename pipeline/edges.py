@@ -14,6 +14,7 @@ from langgraph.types import Send
 from pipeline.history import earlier_answer
 from pipeline.standing import (
     confidence_tier,
+    lacking_query,
     over_budget,
     relevant_count,
     unusable_grading,
@@ -170,7 +171,7 @@ def after_verify(
     budget = state["budget"]
     if state.get("grounded") and state.get("resolves"):
         return "finalize"
-    if state.get("lacking") and _can_search_again(state):
+    if lacking_query(state) is not None and _can_search_again(state):
         # The sources lacked facts the answer needed: search for them (ITER-RETGEN).
         return "rewrite_query"
     if not state.get("grounded"):

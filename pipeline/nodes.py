@@ -30,7 +30,7 @@ from pipeline.meter import Meter
 from pipeline.refine import excerpt
 from pipeline.rules import is_small_talk, ruled_route
 from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
-from pipeline.standing import kept_for_web_round
+from pipeline.standing import kept_for_web_round, lacking_query
 from pipeline.state import RESET, CragState, Route, Update, asked, turn_reset
 from pipeline.tracing import traced_node
 from pipeline.values import FlaggedSource, GradedDocument
@@ -229,13 +229,13 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     After an answer whose claims its sources did not support (``lacking``), the query is the
     question followed by those claims, in code and at no model cost (ITER-RETGEN, Shao et
     al. 2023: the model's own draft names the setting or page that holds the fact, even when
-    the draft's value is wrong); the answer's sources are ``kept`` for the next round.
-    Otherwise the rewriter is asked for a different query, given every query tried and why
-    the results failed.
+    the draft's value is wrong); the sources the answer cited are ``kept`` for the next
+    round. Otherwise the rewriter is asked for a different query, given every query tried
+    and why the results failed, and the next round starts afresh (nothing ``kept``).
     """
     deps = runtime.context
-    if lacking := state.get("lacking"):
-        return _search_for_lacking(state, lacking)
+    if (query := lacking_query(state)) is not None:
+        return _search_for_lacking(state, query)
     reasons = [g["reason"] for g in state.get("graded", []) if not g["relevant"]]
     if state.get("grounded") and not state.get("resolves"):
         reasons.insert(0, "the answer from these sources did not resolve the question")
@@ -246,6 +246,7 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
         "generation": None,
         "grounded": None,
         "resolves": None,
+        "kept": [],  # a rewritten query starts afresh: its round is graded on its own
     }
     try:
         query = meter.ask("rewriter", deps.models.rewriter, RewrittenQuery, messages).query.strip()
@@ -264,18 +265,20 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
 
 
-def _search_for_lacking(state: CragState, lacking: list[str]) -> Update:
-    query = " ".join([asked(state), *lacking])
-    tried = {normalise_query(q) for q in state["queries_tried"]}
+def _search_for_lacking(state: CragState, query: str) -> Update:
+    """Search ``query`` next, keeping the sources the failed answer cited (in their order)."""
+    generation = state["generation"]
+    assert generation is not None  # verify set ``lacking`` from it
+    cited = {sid for claim in generation["claims"] for sid in claim["source_ids"]}
     return {
         "rewrites": state["rewrites"] + 1,
         "generation": None,
         "grounded": None,
         "resolves": None,
         "lacking": [],
-        "kept": relevant_documents(state),
+        "kept": [d for d in relevant_documents(state) if d["id"] in cited],
         "query": query,
-        "duplicate_query": normalise_query(query) in tried,
+        "duplicate_query": False,  # lacking_query returns only a search not tried yet
     }
 
 

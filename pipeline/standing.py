@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Literal
 
 from pipeline.accounting import made
-from pipeline.state import AbstainReason, CragState
+from pipeline.grounding import normalise_query
+from pipeline.state import AbstainReason, CragState, asked
 
 Tier = Literal["correct", "ambiguous", "incorrect"]
 """CRAG's confidence tiers of a graded round (Yan et al. 2024, *Corrective Retrieval
@@ -87,3 +88,18 @@ def abstain_reason(state: CragState) -> AbstainReason:
     if state.get("retrieval_error"):
         return "retrieval_unavailable"  # the index (or web search) could not be searched
     return "no_relevant_sources"
+
+
+def lacking_query(state: CragState) -> str | None:
+    """The search for what the last answer lacked: the question, then its unsupported claims.
+
+    ``None`` when no claim was found lacking, or when that exact search (normalised, as
+    :func:`pipeline.grounding.normalise_query` compares) was already tried this turn: the
+    same search would find the same chunks.
+    """
+    lacking = state.get("lacking")
+    if not lacking:
+        return None
+    query = " ".join([asked(state), *lacking])
+    tried = {normalise_query(q) for q in state.get("queries_tried", [])}
+    return None if normalise_query(query) in tried else query

@@ -42,6 +42,11 @@ def test_a_compound_question_is_split_at_its_clause_boundaries(
         "How do I back up a database, and why?",  # a part too short to search
         "Which is faster, and which is smaller, and which is older, and which is newer?",
         "vacuum full lock",
+        "What is MVCC and how does it work?",  # the second part has no subject of its own
+        "Which SQLSTATE code is 23505, and what does it mean?",
+        "Explain the difference between VACUUM and what ANALYZE does",
+        "What does 'wal_level is logical, and which slots exist' mean in this log line?",
+        "List tables that are bloated and do a VACUUM on them",  # not a wh-word
     ],
 )
 def test_other_questions_are_searched_whole(question: str) -> None:

@@ -196,6 +196,17 @@ def test_another_programs_port_is_not_a_rival_value() -> None:
     assert find_conflict(PORT_Q, [IDENT, PORT_MANUAL]) is None
     claim = [{"text": "The server listens on TCP port 5432 by default.", "source_ids": ["pm"]}]
     assert claim_value_problem(PORT_Q, claim, [IDENT, PORT_MANUAL]) is None
-    # The same kind of sentence about the server asked about still conflicts.
-    planted = doc("pw", "Our PostgreSQL server listens on TCP port 5433 by default.")
-    assert find_conflict(PORT_Q, [planted, PORT_MANUAL]) is not None
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "Our PostgreSQL server listens on TCP port 5433 by default.",
+        "The Postgres daemon listens on port 5433 by default.",
+        "The staging server listens on port 5433 by default.",
+        "PostgreSQL's server listens on port 5433 by default.",
+        "Listens on port 5433; that is the default here.",
+    ],
+)
+def test_a_planted_port_for_the_server_asked_about_still_conflicts(planted: str) -> None:
+    assert find_conflict(PORT_Q, [doc("pw", planted), PORT_MANUAL]) is not None

@@ -218,6 +218,30 @@ class TestAfterVerify:
         assert edges.after_verify(state(grounded=True, resolves=False)) == "rewrite_query"
         assert edges.after_verify(state(grounded=True, resolves=False, rewrites=2)) == "abstain"
 
+    def test_a_claim_its_sources_lack_is_searched_for_once_per_query(self) -> None:
+        lacking = state(grounded=False, generations=1, route="vectorstore", lacking=["It is 7."])
+        assert standing.lacking_query(lacking) == "q It is 7."
+        assert edges.after_verify(lacking) == "rewrite_query"
+        # The same search again would find the same chunks: written again instead, and
+        # never handed to the web fallback (the query holds the model's claims).
+        tried = lacking | {"queries_tried": ["q", "Q  it is 7"]}
+        assert standing.lacking_query(tried) is None
+        assert edges.after_verify(tried) == "generate"
+        # Not without a generation or a rewrite left, nor off the index route.
+        assert edges.after_verify(lacking | {"generations": 2}) == "abstain"
+        assert edges.after_verify(lacking | {"rewrites": 2}) == "generate"
+        assert edges.after_verify(lacking | {"route": "direct"}) == "generate"
+
+
+class TestAfterGradingWithCarriedSources:
+    def test_a_search_for_what_was_lacking_generates_whatever_its_tier(self) -> None:
+        carried = state(kept=[doc(1)], graded=[grade(False)])
+        assert edges.after_grading(carried) == "generate"
+        assert edges.after_grading(carried | {"generations": 2}) == "rewrite_query"
+        # Failures are still handled first.
+        assert edges.after_grading(carried | {"retrieval_error": "down"}) == "abstain"
+        assert edges.after_grading(carried | {"model_error": "down"}) == "abstain"
+
 
 class TestAbstainReason:
     @pytest.mark.parametrize(
