@@ -152,6 +152,9 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
 def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Check the answer: citations and lexical support in code first (free), then one call.
 
+    A claim that fails its own citations but holds against another shown source is
+    re-cited to it first (:func:`~pipeline.grounding.recited`); claims that still fail the
+    checks in code are recorded in ``lacking`` for the next search (``rewrite_query``).
     The verifier judges each claim against only the chunks it cites, and whether the
     answer resolves the question; in code, the cited sources must mention what the question
     names, and a quantity question needs a claim that states one
@@ -177,10 +180,10 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     if fixed is not generation:
         generation = fixed
         update["generation"] = fixed
-    problems = claim_problems(generation, by_id, min_support)
-    unsupported = [f"claim {i} {p}" for i, p in enumerate(problems, start=1) if p]
+    per_claim = claim_problems(generation, by_id, min_support)
+    unsupported = [f"claim {i} {p}" for i, p in enumerate(per_claim, start=1) if p]
     # What the sources lacked is what the next retrieval looks for (rewrite_query).
-    lacking = [c["text"] for c, p in zip(generation["claims"], problems, strict=True) if p]
+    lacking = [c["text"] for c, p in zip(generation["claims"], per_claim, strict=True) if p]
     wrong_value = claim_value_problem(asked(state), generation["claims"], list(by_id.values()))
     if wrong_value:
         unsupported = [*unsupported, wrong_value]
