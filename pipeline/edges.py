@@ -188,10 +188,11 @@ def after_verify(
 
 
 def _can_search_again(state: CragState) -> bool:
-    """An index turn with a rewrite and a generation left, within the call budget."""
+    """The search for what was lacking is on, and this index turn can afford one more round."""
     budget = state["budget"]
     return (
-        state.get("route") == "vectorstore"
+        budget.get("search_lacking", False)
+        and state.get("route") == "vectorstore"
         and state.get("rewrites", 0) < budget["max_rewrites"]
         and state.get("generations", 0) < budget["max_generations"]
         and not over_budget(state)

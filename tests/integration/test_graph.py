@@ -809,7 +809,8 @@ class TestModelFallbacks:
 
 
 class TestSearchingForWhatTheAnswerLacked:
-    """ITER-RETGEN: a claim its sources lack sends the question and that claim to the index."""
+    """ITER-RETGEN (``search_lacking``): a claim its sources lack sends the question and that
+    claim to the index."""
 
     BOLT_Q = (
         "What torque does the rotor shaft fastener need, and which part number do spindle "
@@ -842,7 +843,8 @@ class TestSearchingForWhatTheAnswerLacked:
                 "verifier": [verdict(True, True)],
             }
         )
-        state = run_turn(deps_for(model, limits=Limits(retrieve_k=1)), self.BOLT_Q)
+        limits = Limits(retrieve_k=1, search_lacking=True)
+        state = run_turn(deps_for(model, limits=limits), self.BOLT_Q)
 
         assert state["trace"][2:] == [
             "retrieve",
@@ -873,14 +875,20 @@ class TestSearchingForWhatTheAnswerLacked:
         assert "QM-4471" not in prompts[0].split("Question:")[0]
         assert prompts[1].index("12 newton metres") < prompts[1].index("QM-4471")
 
-    def test_with_no_rewrite_left_it_is_written_again_and_abstains(self, deps_for: Any) -> None:
+    @pytest.mark.parametrize(
+        "limits",
+        [Limits(retrieve_k=1), Limits(retrieve_k=1, search_lacking=True, max_rewrites=0)],
+        ids=["off by default", "no rewrite left"],
+    )
+    def test_otherwise_it_is_written_again_and_abstains(
+        self, deps_for: Any, limits: Limits
+    ) -> None:
         model = ScriptedChatModel(
             script={
                 "grader": grade_by_keyword("newton metres", "QM-4471"),
                 "generator": [self.TWO_FACTS, self.TWO_FACTS],
             }
         )
-        limits = Limits(retrieve_k=1, max_rewrites=0)
         state = run_turn(deps_for(model, limits=limits), self.BOLT_Q)
 
         assert state["trace"][-5:] == ["generate", "verify", "generate", "verify", "abstain"]

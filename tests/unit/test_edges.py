@@ -220,6 +220,9 @@ class TestAfterVerify:
 
     def test_a_claim_its_sources_lack_is_searched_for_once_per_query(self) -> None:
         lacking = state(grounded=False, generations=1, route="vectorstore", lacking=["It is 7."])
+        # Off (the default): written again from the same sources.
+        assert edges.after_verify(lacking) == "generate"
+        lacking["budget"] = lacking["budget"] | {"search_lacking": True}
         assert standing.lacking_query(lacking) == "q It is 7."
         assert edges.after_verify(lacking) == "rewrite_query"
         # The same search again would find the same chunks: written again instead, and
