@@ -53,9 +53,10 @@ class TenantRetriever:
     :func:`reciprocal_rank_fusion` here (the Elasticsearch distribution run locally has no
     ``rrf`` retriever). Chunks ingested without vectors are found by BM25 only.
 
-    Compound questions ("which format …, and which option …?", :mod:`corpus.compound`)
-    are searched part by part, and the parts' rankings fused the same way, so a fact on
-    a second page is not crowded out by the page matching more of the whole sentence.
+    With ``split_compound``, compound questions ("which format …, and which option …?",
+    :mod:`corpus.compound`) are searched part by part, and the parts' rankings fused the
+    same way, so a fact on a second page is not crowded out by the page matching more of
+    the whole sentence.
 
     The index is per tenant already; the ``tenant_id`` term filter is defence in depth
     against a chunk written under the wrong tenant or a mis-set prefix, and a hit that
@@ -73,6 +74,7 @@ class TenantRetriever:
         *,
         index_prefix: str = DEFAULT_INDEX_PREFIX,
         embeddings: Embeddings | None = None,
+        split_compound: bool = False,
     ) -> None:
         """Bind the retriever to ``tenant_id``'s index; makes no request.
 
@@ -82,6 +84,8 @@ class TenantRetriever:
             index_prefix: Index name prefix (settings ``index_prefix``).
             embeddings: The model the index's vectors were made with: hybrid search.
                 ``None``: BM25 only.
+            split_compound: Search a compound question part by part
+                (:mod:`corpus.compound`; settings ``multi_hop``).
 
         Raises:
             ValueError: Invalid tenant id or prefix.
@@ -92,6 +96,7 @@ class TenantRetriever:
         self._tenant_filter = {"term": {TENANT_FIELD: tenant_id}}
         self._embeddings = embeddings
         self.mode = "hybrid" if embeddings is not None else "bm25"
+        self._split = split_compound
 
     def count(self) -> int:
         """Return the number of the tenant's chunks in its index (0 if there is no index).
@@ -131,7 +136,7 @@ class TenantRetriever:
             raise ValueError("search query is empty")
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        parts = question_parts(query)
+        parts = question_parts(query) if self._split else [query]
         if self._embeddings is None and len(parts) == 1:
             return [self._document(hit) for hit in self._bm25(query, k)]
         depth = k if self._embeddings is None else max(k, HYBRID_DEPTH)

@@ -175,7 +175,13 @@ def run_eval(
             say=lambda line: console.print(line, highlight=False),
         )
     retrievers = {
-        c: TenantRetriever(es, t, index_prefix=settings.index_prefix, embeddings=embeddings)
+        c: TenantRetriever(
+            es,
+            t,
+            index_prefix=settings.index_prefix,
+            embeddings=embeddings,
+            split_compound=settings.multi_hop,
+        )
         for c, t in tenants.items()
     }
     k = settings.retrieve_k

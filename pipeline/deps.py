@@ -143,10 +143,13 @@ class Limits:
             the thread's history is trimmed to fit a share of it.
         min_lexical_support: Least share of a claim's content words that its cited chunks
             must contain (checked in code before the verifier model).
-        search_lacking: After an answer with a claim its sources lack, search the index for
-            that claim (ITER-RETGEN) before writing the answer again; off, it is written
-            again from the same sources. Off by default: on the held-out questions it
-            answered more multi-hop questions wrongly than it answered right (README).
+        multi_hop: Three steps for questions whose facts sit on several pages: a compound
+            question searched part by part (:mod:`corpus.compound`; the retriever is given
+            the same setting), a claim citing the wrong shown source re-cited
+            (:func:`pipeline.grounding.recited`), and a claim its sources lack searched for
+            before the answer is written again (ITER-RETGEN). Off by default: on the
+            held-out questions they answered 2 multi-hop questions more, both wrongly
+            (README, *Answer quality*).
     """
 
     max_rewrites: int = 2
@@ -160,7 +163,7 @@ class Limits:
     web_results: int = 3
     min_lexical_support: float = 0.6
     context_window_tokens: int = 8192
-    search_lacking: bool = False
+    multi_hop: bool = False
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ def _can_search_again(state: CragState) -> bool:
     """The search for what was lacking is on, and this index turn can afford one more round."""
     budget = state["budget"]
     return (
-        budget.get("search_lacking", False)
+        budget.get("multi_hop", False)
         and state.get("route") == "vectorstore"
         and state.get("rewrites", 0) < budget["max_rewrites"]
         and state.get("generations", 0) < budget["max_generations"]

@@ -67,7 +67,7 @@ def begin_turn(state: CragState, runtime: Runtime[Deps]) -> Update:
             "upper_threshold": limits.upper_threshold,
             "lower_threshold": limits.lower_threshold,
             "web_enabled": deps.web_enabled,
-            "search_lacking": limits.search_lacking,
+            "multi_hop": limits.multi_hop,
         },
     }
 

@@ -168,6 +168,6 @@ class Budget(TypedDict):
     upper_threshold: float
     lower_threshold: float
     web_enabled: bool
-    search_lacking: NotRequired[bool]
-    """Search for what an answer lacked (:attr:`pipeline.deps.Limits.search_lacking`);
-    absent in the state of runs that began before the setting existed: off."""
+    multi_hop: NotRequired[bool]
+    """The multi-hop steps are on (:attr:`pipeline.deps.Limits.multi_hop`); absent in the
+    state of runs that began before the setting existed: off."""

@@ -104,10 +104,11 @@ class Settings(BaseSettings):
     min_lexical_support: float = Field(
         0.6, ge=0, le=1, description="Least share of a claim's words its cited chunks must contain."
     )
-    search_lacking: bool = Field(
+    multi_hop: bool = Field(
         False,
-        description="Search the index for a claim its sources lack before writing the answer "
-        "again (ITER-RETGEN); off: written again from the same sources.",
+        description="Multi-hop steps: compound questions searched part by part, claims "
+        "re-cited to the shown source that states them, and a claim its sources lack "
+        "searched for before the answer is written again (ITER-RETGEN).",
     )
 
     # Fleet

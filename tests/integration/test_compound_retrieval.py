@@ -58,7 +58,7 @@ def _pages(retriever: TenantRetriever, query: str, k: int) -> list[str]:
 def test_each_part_of_a_compound_question_gets_its_page(
     es: Any, settings: Settings, tenant: str
 ) -> None:
-    retriever = TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
+    retriever = TenantRetriever(es, tenant, index_prefix=settings.index_prefix, split_compound=True)
     # The whole sentence, searched as one query (what search did before), misses the page
     # that answers its second part: the lock pages match more of its words.
     one_query = es.search(
@@ -77,12 +77,15 @@ def test_each_part_of_a_compound_question_gets_its_page(
     docs = retriever.search(QUESTION, 2)
     assert all(0 < d["score"] < 1 for d in docs)  # fused (RRF) scores, best first
     assert docs[0]["score"] >= docs[1]["score"]
+    # Off (the default, settings ``multi_hop``): searched whole, as one BM25 query.
+    whole = TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
+    assert "error-codes.md" not in _pages(whole, QUESTION, 2)
 
 
 def test_a_one_part_question_keeps_its_bm25_ranking(
     es: Any, settings: Settings, tenant: str
 ) -> None:
-    retriever = TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
+    retriever = TenantRetriever(es, tenant, index_prefix=settings.index_prefix, split_compound=True)
     docs = retriever.search("Which error code is raised for a detected deadlock?", 2)
     assert docs[0]["locator"].endswith("error-codes.md")
     assert docs[0]["score"] > 1  # a BM25 score, not a fused one

@@ -809,8 +809,9 @@ class TestModelFallbacks:
 
 
 class TestSearchingForWhatTheAnswerLacked:
-    """ITER-RETGEN (``search_lacking``): a claim its sources lack sends the question and that
-    claim to the index."""
+    """The multi-hop steps (``Limits.multi_hop``): a claim its sources lack sends the
+    question and that claim to the index (ITER-RETGEN); a claim citing the wrong source is
+    re-cited."""
 
     BOLT_Q = (
         "What torque does the rotor shaft fastener need, and which part number do spindle "
@@ -843,7 +844,7 @@ class TestSearchingForWhatTheAnswerLacked:
                 "verifier": [verdict(True, True)],
             }
         )
-        limits = Limits(retrieve_k=1, search_lacking=True)
+        limits = Limits(retrieve_k=1, multi_hop=True)
         state = run_turn(deps_for(model, limits=limits), self.BOLT_Q)
 
         assert state["trace"][2:] == [
@@ -877,7 +878,7 @@ class TestSearchingForWhatTheAnswerLacked:
 
     @pytest.mark.parametrize(
         "limits",
-        [Limits(retrieve_k=1), Limits(retrieve_k=1, search_lacking=True, max_rewrites=0)],
+        [Limits(retrieve_k=1), Limits(retrieve_k=1, multi_hop=True, max_rewrites=0)],
         ids=["off by default", "no rewrite left"],
     )
     def test_otherwise_it_is_written_again_and_abstains(
@@ -911,7 +912,7 @@ class TestSearchingForWhatTheAnswerLacked:
                 "verifier": [verdict(True, True)],
             }
         )
-        state = run_turn(deps_for(model), self.BOLT_Q)
+        state = run_turn(deps_for(model, limits=Limits(multi_hop=True)), self.BOLT_Q)
 
         assert state["trace"][-3:] == ["generate", "verify", "finalize"]
         generation = state["generation"]

@@ -222,7 +222,7 @@ class TestAfterVerify:
         lacking = state(grounded=False, generations=1, route="vectorstore", lacking=["It is 7."])
         # Off (the default): written again from the same sources.
         assert edges.after_verify(lacking) == "generate"
-        lacking["budget"] = lacking["budget"] | {"search_lacking": True}
+        lacking["budget"] = lacking["budget"] | {"multi_hop": True}
         assert standing.lacking_query(lacking) == "q It is 7."
         assert edges.after_verify(lacking) == "rewrite_query"
         # The same search again would find the same chunks: written again instead, and

@@ -33,12 +33,18 @@ def job_deps(res: Resources, job: Job, policy: TenantPolicy | None = None) -> De
 
     policy = policy or TenantPolicy()
     web = job.options.allow_web and policy.web_search
-    prefix = res.settings.index_prefix
-    retriever: Retriever = TenantRetriever(res.es, job.tenant_id, index_prefix=prefix)
+    prefix, split = res.settings.index_prefix, res.settings.multi_hop
+    retriever: Retriever = TenantRetriever(
+        res.es, job.tenant_id, index_prefix=prefix, split_compound=split
+    )
     if policy.retrieval == "hybrid":
         try:
             retriever = TenantRetriever(
-                res.es, job.tenant_id, index_prefix=prefix, embeddings=res.embeddings()
+                res.es,
+                job.tenant_id,
+                index_prefix=prefix,
+                embeddings=res.embeddings(),
+                split_compound=split,
             )
         except RetrievalError as exc:
             retriever = _Unavailable(str(exc))
