@@ -120,7 +120,7 @@ def after_grading(
         # Rewriting cannot fix an index that is down, and our outage must not send the
         # question to the web.
         return "abstain"
-    if state.get("kept") and can_generate:
+    if budget.get("multi_hop", False) and state.get("kept") and can_generate:
         # A search for what an answer lacked: answer again from its sources and what the
         # search added, whatever this round's tier (the earlier sources were graded).
         return "generate"

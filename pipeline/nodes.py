@@ -232,7 +232,8 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     al. 2023: the model's own draft names the setting or page that holds the fact, even when
     the draft's value is wrong); the sources the answer cited are ``kept`` for the next
     round. Otherwise the rewriter is asked for a different query, given every query tried
-    and why the results failed, and the next round starts afresh (nothing ``kept``).
+    and why the results failed (with the multi-hop steps on, its round starts afresh:
+    nothing ``kept``).
     """
     deps = runtime.context
     if (query := lacking_query(state)) is not None:
@@ -247,8 +248,9 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
         "generation": None,
         "grounded": None,
         "resolves": None,
-        "kept": [],  # a rewritten query starts afresh: its round is graded on its own
     }
+    if state["budget"].get("multi_hop", False):
+        update["kept"] = []  # after a search for what was lacking, a rewrite starts afresh
     try:
         query = meter.ask("rewriter", deps.models.rewriter, RewrittenQuery, messages).query.strip()
     except BadReply as exc:

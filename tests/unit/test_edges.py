@@ -239,6 +239,9 @@ class TestAfterVerify:
 class TestAfterGradingWithCarriedSources:
     def test_a_search_for_what_was_lacking_generates_whatever_its_tier(self) -> None:
         carried = state(kept=[doc(1)], graded=[grade(False)])
+        # Off (the default), kept chunks only come from an ambiguous round beside the web.
+        assert edges.after_grading(carried) == "rewrite_query"
+        carried["budget"] = carried["budget"] | {"multi_hop": True}
         assert edges.after_grading(carried) == "generate"
         assert edges.after_grading(carried | {"generations": 2}) == "rewrite_query"
         # Failures are still handled first.
