@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,19 +141,28 @@ class Fleet:
 
     def burst(self, jobs: int, threads: int = 0, name: str = "b") -> Figures:
         """Enqueue ``jobs`` at once (on ``threads`` threads; 0: one per job) and wait for all."""
-        cpu0, started = self.cpu_s(), time.perf_counter()
-        for i in range(jobs):
-            self.submit(f"{name}{i % threads if threads else i}")
-        self.wait(600)
-        elapsed = time.perf_counter() - started
-        return Figures(jobs, elapsed, self.latencies_ms(name), self.cpu_s() - cpu0)
+
+        def run() -> None:
+            for i in range(jobs):
+                self.submit(f"{name}{i % threads if threads else i}")
+            self.wait(600)
+
+        return self._measured(jobs, name, run)
 
     def sequential(self, jobs: int, name: str = "s") -> Figures:
         """Enqueue one job, wait for its outcome, repeat: the latency of an idle fleet."""
+
+        def run() -> None:
+            for i in range(jobs):
+                self.submit(f"{name}{i}")
+                self.wait(60)
+
+        return self._measured(jobs, name, run)
+
+    def _measured(self, jobs: int, name: str, run: Callable[[], None]) -> Figures:
+        """Wall time, outcome latencies of thread prefix ``name`` and worker CPU of ``run``."""
         cpu0, started = self.cpu_s(), time.perf_counter()
-        for i in range(jobs):
-            self.submit(f"{name}{i}")
-            self.wait(60)
+        run()
         elapsed = time.perf_counter() - started
         return Figures(jobs, elapsed, self.latencies_ms(name), self.cpu_s() - cpu0)
 
