@@ -82,8 +82,10 @@ class Fleet:
         queue: str,
         worker: subprocess.Popen[str],
         sessions: sessionmaker[Session],
+        graph: str = "corrective",
     ) -> None:
         self.settings = settings
+        self.graph = graph
         self.tenant = tenant
         self.key = key
         self.queue = queue
@@ -201,22 +203,33 @@ class Fleet:
         """How many turns the thread's latest checkpoint holds (its kept updates)."""
         from contextlib import closing
 
+        from bench.peer_graph import build_for_fleet
         from pipeline.graph import build_graph
         from workers.runtime.checkpointing import serde_from_settings
         from workers.runtime.resources import make_checkpointer
 
         url, serde = self.settings.database_url, serde_from_settings(self.settings)
         saver, pool = make_checkpointer(url, max_size=1, serde=serde)
+        build = build_for_fleet if self.graph == "trivial" else build_graph
         with closing(pool):
             graph_thread = f"{self.tenant}:{self.tenant}-{thread}"  # Job.graph_thread_id
             config = {"configurable": {"thread_id": graph_thread}}
-            values = build_graph(saver).get_state(config).values
+            values = build(saver).get_state(config).values
             return len(values.get("history") or [])
 
 
+GRAPHS = {"corrective": "workers.celery.app", "trivial": "bench.trivial_app"}
+"""The graphs a benchmark fleet can run, by the Celery app that runs them."""
+
+
 @contextmanager
-def running_fleet(settings: Settings, concurrency: int) -> Iterator[Fleet]:
+def running_fleet(
+    settings: Settings, concurrency: int, graph: str = "corrective"
+) -> Iterator[Fleet]:
     """Start a fleet of ``concurrency`` worker processes on a fresh tenant, warmed up.
+
+    ``graph`` is ``corrective`` (the product's graph, instant scripted model) or
+    ``trivial`` (the peers' five nodes, :mod:`bench.trivial_app`).
 
     Raises:
         BenchSetupError: A check of :func:`bench.preflight.preflight` failed, or the worker
@@ -225,7 +238,7 @@ def running_fleet(settings: Settings, concurrency: int) -> Iterator[Fleet]:
     from corpus import index_name, ingest_paths, make_es_client
     from tests.fakes.openai_server import FakeOpenAIServer
     from tests.integration.graph_helpers import torque_model
-    from workers.cli.main import tenant_keys
+    from workers.cli.main import celery_worker_argv, tenant_keys
 
     preflight(settings)
     tenant = f"bench-{uuid.uuid4().hex[:6]}"
@@ -236,21 +249,18 @@ def running_fleet(settings: Settings, concurrency: int) -> Iterator[Fleet]:
     try:
         with FakeOpenAIServer(torque_model()) as llm:
             env = os.environ | {
+                "REMAP_SIGTERM": "SIGQUIT",  # as `crag worker`: SIGTERM is a soft shutdown
                 "CRAG_LLM_BASE_URL": llm.base_url,
                 "CRAG_QUEUE": queue,
                 "CRAG_DELIVERY_QUEUE": queue + ".d",
             }
             worker = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "workers.cli",
-                    "worker",
-                    "--loglevel",
+                celery_worker_argv(
+                    Settings(queue=queue, delivery_queue=queue + ".d"),
+                    concurrency,
                     "WARNING",
-                    "--concurrency",
-                    str(concurrency),
-                ],
+                    app_module=GRAPHS[graph],
+                ),
                 env=env,
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,
@@ -261,7 +271,7 @@ def running_fleet(settings: Settings, concurrency: int) -> Iterator[Fleet]:
             threading.Thread(target=_relay, args=(worker.stderr,), daemon=True).start()
             try:
                 sessions = make_sessionmaker(make_engine(settings.database_url, pool_size=1))
-                fleet = Fleet(settings, tenant, key, queue, worker, sessions)
+                fleet = Fleet(settings, tenant, key, queue, worker, sessions, graph)
                 fleet.submit("warm-up")
                 fleet.wait(WORKER_START_S)
                 fleet.llm = llm  # type: ignore[attr-defined]
@@ -280,6 +290,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--threads", type=int, default=0, help="distinct threads (0: one per job)")
     parser.add_argument(
+        "--graph",
+        choices=sorted(GRAPHS),
+        default="corrective",
+        help="corrective: the product's graph, instant model; trivial: the peers' five nodes",
+    )
+    parser.add_argument(
+        "--same-thread", type=int, default=0, help="then N jobs on one thread: time, FIFO, kept"
+    )
+    parser.add_argument(
         "--sequential",
         action="store_true",
         help="one job at a time: latency of an idle fleet, not of a backlog",
@@ -293,19 +312,27 @@ def main() -> None:
     args = parser.parse_args()
     try:
         check_key(Settings())  # before the slow imports: a missing key fails in a second
-        with running_fleet(Settings(), args.concurrency) as fleet, spying(fleet, args.spy):
+        fleet_of = running_fleet(Settings(), args.concurrency, args.graph)
+        with fleet_of as fleet, spying(fleet, args.spy):
             if args.sequential:
                 f = fleet.sequential(args.jobs)
             else:
                 f = fleet.burst(args.jobs, args.threads)
             print(
-                f"{'sequential' if args.sequential else 'burst'}: "
+                f"{'sequential' if args.sequential else 'burst'}, {args.graph} graph: "
                 f"{args.jobs} jobs, {args.concurrency} worker processes, "
                 f"{args.threads or args.jobs} threads: {f.jobs_per_s:.1f} jobs/s; "
                 f"enqueue→outcome p50 {f.pct(50):.0f} ms, p90 {f.pct(90):.0f} ms, "
                 f"p99 {f.pct(99):.0f} ms; worker CPU {f.cpu_ms_per_job:.0f} ms/job; "
                 f"model requests {fleet.llm.requests}"  # type: ignore[attr-defined]
             )
+            if args.same_thread:
+                one = fleet.same_thread(args.same_thread)
+                print(
+                    f"same thread: {args.same_thread} jobs in {one.elapsed_s:.2f} s, "
+                    f"FIFO {one.extra['fifo']}, {one.extra['kept']}/{args.same_thread} kept; "
+                    f"worker CPU {one.cpu_ms_per_job:.0f} ms/job"
+                )
     except BenchSetupError as exc:
         sys.exit(f"bench.fleet: {exc}")
 

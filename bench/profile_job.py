@@ -13,6 +13,10 @@ the wait until the next job is taken; ``bench.fleet --sequential`` minus this is
 
     export CRAG_CHECKPOINT_KEY_FILE=$PWD/.infra/checkpoint-keys.json
     .venv/bin/python -m bench.profile_job --jobs 50 [--cprofile 25] [--console-spans]
+        [--graph trivial]
+
+``--graph trivial`` runs the peers' five-node graph (:mod:`bench.trivial_app`) in place of
+the corrective one: what is left is the fleet's own work around a graph.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--cprofile", type=int, default=0, help="print the top N functions")
     parser.add_argument("--console-spans", action="store_true", help="console span exporter on")
+    parser.add_argument("--graph", choices=["corrective", "trivial"], default="corrective")
     args = parser.parse_args()
     try:
         check_key(Settings())
@@ -56,6 +61,10 @@ def main() -> None:
     from workers.core.tenants import ensure_tenant
     from workers.runtime.resources import Resources, set_resources
     from workers.runtime.telemetry import setup_tracing
+
+    if args.graph == "trivial":
+        import bench.trivial_app  # noqa: F401  (puts the five-node graph in the worker's place)
+    expected = "abstained" if args.graph == "trivial" else "answered"
 
     tenant = f"prof-{uuid.uuid4().hex[:6]}"
     with FakeOpenAIServer(torque_model()) as llm:
@@ -76,7 +85,7 @@ def main() -> None:
             body = sign_job(job.model_dump(mode="json", exclude={"signed_at", "signature"}), key)
             t = time.perf_counter()
             result = tasks.answer_question(body)
-            assert result["status"] == "answered", result
+            assert result["status"] == expected, result
             return time.perf_counter() - t
 
         try:
@@ -113,7 +122,7 @@ def print_table(
         f"\n{n} jobs one after another, task body in process: wall per job p50 "
         f"{statistics.median(walls) * 1000:.1f} ms, mean {mean_ms:.1f} ms; "
         f"model requests {requests / n:.1f}/job; console spans "
-        f"{'on' if args.console_spans else 'off'}\n"
+        f"{'on' if args.console_spans else 'off'}; {args.graph} graph\n"
     )
     print("| work (per job) | calls | items | ms | share of wall |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -121,6 +121,13 @@ class Settings(BaseSettings):
         description="A job waiting for its turn on a busy thread looks again after this many "
         "seconds (it is also woken as soon as the job before it ends).",
     )
+    thread_drain_s: float = Field(
+        2.0,
+        ge=0,
+        description="A worker that ends a job runs its thread's next waiting jobs itself while "
+        "its task has run for less than this many seconds, then wakes the next one through "
+        "the queue (0: always through the queue).",
+    )
     visibility_timeout_s: int = Field(
         120,
         ge=10,

@@ -14,6 +14,7 @@ dead letter is itself retried while Postgres is away, so a refused job is never 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import psycopg
@@ -36,9 +37,10 @@ from workers.core.context import JobContext, context_of
 from workers.core.failures import dead_letter, give_up
 from workers.core.progress import announce_outcome
 from workers.core.runner import answer_job
-from workers.core.turns import wait_turn, wake_next
+from workers.core.turns import idle_head, job_body, wait_turn, wake_next
 from workers.db import repository as repo
 from workers.db.engine import transaction
+from workers.db.models import OutcomeRecord
 from workers.delivery import machine
 from workers.runtime.resources import get_resources
 from workers.settings import Settings
@@ -67,7 +69,12 @@ def backoff(s: Settings, retries: int) -> int:
 
 @shared_task(name=ANSWER_TASK, bind=True, acks_late=True, max_retries=None)
 def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
-    """Answer one job (the only argument is the job JSON) and deliver its outcome."""
+    """Answer one job (the only argument is the job JSON) and deliver its outcome.
+
+    Then the thread's next waiting jobs run here too, while the task is young
+    (:func:`drain_thread`), and the one after them is woken through the queue.
+    """
+    started = time.monotonic()
     ctx = context_of(get_resources())
     if len(args) != 1 or kwargs:
         return dead_letter(
@@ -109,11 +116,53 @@ def answer_question(self: Task, *args: Any, **kwargs: Any) -> dict[str, Any]:
         wait_turn(self.app, ctx, body, result.wait_s)
         wake_next(self.app, ctx, job.tenant_id, job.thread_id)
         return {"status": "waiting", "job_id": job.job_id, "wait_s": result.wait_s}
+    _publish(ctx, outcome)
+    drain_thread(self, ctx, job.tenant_id, job.thread_id, started)
+    return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
+
+
+def _publish(ctx: JobContext, outcome: OutcomeRecord) -> None:
+    """Announce a stored outcome on the job's event stream and send its delivery task."""
     announce_outcome(ctx.redis, outcome, ctx.cipher)
     if outcome.delivery_status == "pending":  # as stored or found by answer_job
         deliver_outcome.delay(outcome.tenant_id, outcome.job_id)
-    wake_next(self.app, ctx, job.tenant_id, job.thread_id)
-    return {"status": outcome.status, "job_id": outcome.job_id, "fresh": result.fresh}
+
+
+def drain_thread(
+    task: Task, ctx: JobContext, tenant_id: str, thread_id: str, started: float
+) -> int:
+    """Run the thread's next waiting jobs in this task, then wake the next one; returns how many.
+
+    A job that ends hands its thread on without the queue in between: while the task has
+    run for less than ``CRAG_THREAD_DRAIN_S`` seconds (``started``: its
+    :func:`time.monotonic` start), the thread's oldest unfinished job, once the thread is idle
+    (:func:`workers.core.turns.idle_head`), runs here through :func:`answer_job`, with
+    every check a job off the queue gets (its turn in both lines, the lock, the fence).
+    Past that time, or when the job cannot run now, its message is sent again
+    (:func:`wake_next`), so one long line does not keep a worker from other threads.
+
+    Nothing is lost or doubled by running a job here: every registered job still has its
+    own message on the queue (it was put back to wait its turn), and that message finds the
+    outcome stored. So a job that fails here (a blink of Postgres or Redis, a lost lock, a
+    refusal) is left to that message, whose retries and dead letters are the task's.
+    """
+    drained = 0
+    while (head := idle_head(ctx, tenant_id, thread_id)) is not None:
+        if time.monotonic() - started >= ctx.settings.thread_drain_s:
+            wake_next(task.app, ctx, tenant_id, thread_id, head)
+            break
+        try:
+            result = answer_job(parse_job(job_body(head)), ctx)
+        except Exception as exc:  # its own message runs it again, with the task's policy
+            log.warning("job %s (next on its thread) left to its message: %s", head.job_id, exc)
+            wake_next(task.app, ctx, tenant_id, thread_id)
+            break
+        if result.outcome is None:  # an earlier job joined the line meanwhile
+            wake_next(task.app, ctx, tenant_id, thread_id)
+            break
+        _publish(ctx, result.outcome)
+        drained += 1
+    return drained
 
 
 def _retrying(self: Task, settings: Settings, fn: Any, *args: Any) -> Any:

@@ -19,7 +19,7 @@ from workers.cli.errors import fail
 from workers.cli.evaluate import evaluate
 from workers.cli.tenants import app as tenants_app
 from workers.cli.threads import app as threads_app
-from workers.settings import get_settings
+from workers.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from workers.core.tenants import TenantKeys
@@ -389,23 +389,34 @@ def worker(
         serde_from_settings(s)
     except CheckpointKeyError as exc:
         raise fail(str(exc)) from exc
-    argv = [
+    argv = celery_worker_argv(s, concurrency or s.worker_concurrency, loglevel, hostname)
+    # billiard reads this at import: SIGTERM then means "soft shutdown, then hand back".
+    env = {"REMAP_SIGTERM": "SIGQUIT", **os.environ}
+    os.execve(sys.executable, argv, env)
+
+
+def celery_worker_argv(
+    s: Settings,
+    concurrency: int,
+    loglevel: str,
+    hostname: str | None = None,
+    app_module: str = "workers.celery.app",
+) -> list[str]:
+    """The ``celery worker`` command line of ``crag worker`` (``app_module``: the Celery app)."""
+    return [
         sys.executable,
         "-m",
         "celery",
         "-A",
-        "workers.celery.app",
+        app_module,
         "worker",
         f"--queues={s.queue},{s.delivery_queue}",
-        f"--concurrency={concurrency or s.worker_concurrency}",
+        f"--concurrency={concurrency}",
         f"--loglevel={loglevel}",
         "--without-gossip",
         "--without-mingle",
         *([f"--hostname={hostname}"] if hostname else []),
     ]
-    # billiard reads this at import: SIGTERM then means "soft shutdown, then hand back".
-    env = {"REMAP_SIGTERM": "SIGQUIT", **os.environ}
-    os.execve(sys.executable, argv, env)
 
 
 @app.command()

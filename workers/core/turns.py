@@ -47,12 +47,11 @@ def wait_turn(app: Celery, ctx: JobContext, body: Any, wait_s: float) -> None:
     app.send_task(ANSWER_TASK, args=[body], queue=ctx.settings.queue, countdown=wait_s)
 
 
-def wake_next(app: Celery, ctx: JobContext, tenant_id: str, thread_id: str) -> str | None:
-    """Re-send the thread's next job now if the thread is idle; returns its job_id.
+def idle_head(ctx: JobContext, tenant_id: str, thread_id: str) -> JobRecord | None:
+    """The thread's oldest unfinished job if no running job holds the thread, else ``None``.
 
-    Does nothing while the thread's lock is held by a job still running (its holder wakes
-    the next job when it ends; a lock left by a job that has finished does not count, the
-    woken job breaks it) or when the same job was woken within :data:`WAKE_DEBOUNCE_MS`.
+    A lock left by a job whose outcome is stored does not count as held (the next job
+    breaks it). One Redis read and one short transaction.
     """
     holder = ctx.redis.get(lock_name(tenant_id, thread_id))
     with transaction(ctx.sessions) as session:
@@ -61,13 +60,30 @@ def wake_next(app: Celery, ctx: JobContext, tenant_id: str, thread_id: str) -> s
             holder_id, _ = holder_of(token)  # the token is ``<job id>@<process id>``
             if repo.get_outcome(session, tenant_id, holder_id) is None:
                 return None
-        head = repo.next_in_line(session, tenant_id, thread_id)
-        body = job_body(head) if head is not None else None
-    if head is None or body is None:
+        return repo.next_in_line(session, tenant_id, thread_id)
+
+
+def wake_next(
+    app: Celery,
+    ctx: JobContext,
+    tenant_id: str,
+    thread_id: str,
+    head: JobRecord | None = None,
+) -> str | None:
+    """Re-send the thread's next job now if the thread is idle; returns its job_id.
+
+    Does nothing while the thread's lock is held by a job still running (its holder wakes
+    the next job when it ends; a lock left by a job that has finished does not count, the
+    woken job breaks it) or when the same job was woken within :data:`WAKE_DEBOUNCE_MS`.
+    ``head`` is the thread's next job when the caller has just looked it up
+    (:func:`idle_head`).
+    """
+    head = head or idle_head(ctx, tenant_id, thread_id)
+    if head is None:
         return None
     key = f"crag:wake:{tenant_id}:{thread_id}:{head.job_id}"
     if not ctx.redis.set(key, 1, nx=True, px=WAKE_DEBOUNCE_MS):
         return None
-    app.send_task(ANSWER_TASK, args=[body], queue=ctx.settings.queue)
+    app.send_task(ANSWER_TASK, args=[job_body(head)], queue=ctx.settings.queue)
     log.info("woke job %s of thread %s/%s", head.job_id, tenant_id, thread_id)
     return head.job_id
