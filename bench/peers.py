@@ -100,6 +100,15 @@ PEERS = [
 ]  # fmt: skip
 
 
+OURS = {
+    "crag-trivial": (2, "trivial"),
+    "crag-trivial-1": (1, "trivial"),
+    "crag": (2, "corrective"),
+    "crag-1": (1, "corrective"),
+}
+"""Our fleet's rows: worker processes and graph (``bench.fleet --graph``) by name."""
+
+
 @dataclass
 class Row:
     """One system's line of the table (``error`` instead of figures when it could not run)."""
@@ -122,7 +131,11 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=300)
     parser.add_argument("--sequential", type=int, default=50)
     parser.add_argument("--same-thread", type=int, default=20)
-    parser.add_argument("--only", nargs="*", help="systems to run: langhost aegra crag crag-1")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        help=f"systems to run: langhost aegra {' '.join(OURS)} (default: all)",
+    )
     parser.add_argument("--reinstall", action="store_true", help="rebuild the peers' venvs")
     args = parser.parse_args()
     settings = Settings()
@@ -130,15 +143,15 @@ def main() -> None:
         check_key(settings)
     except BenchSetupError as exc:
         sys.exit(f"bench.peers: {exc}")
-    want = set(args.only or ["langhost", "aegra", "crag", "crag-1"])
+    want = set(args.only or ["langhost", "aegra", *OURS])
     rows: list[Row] = []
     for peer in PEERS:
         if peer.name in want:
             rows.append(run_peer(peer, settings, args))
             print(_line(rows[-1]), flush=True)
-    for concurrency, name in ((2, "crag"), (1, "crag-1")):
+    for name, (concurrency, graph) in OURS.items():
         if name in want:
-            rows.append(run_ours(settings, args, concurrency))
+            rows.append(run_ours(settings, args, concurrency, graph))
             print(_line(rows[-1]), flush=True)
     print()
     print_table(rows, args)
@@ -336,14 +349,18 @@ class PeerApi:
         return dict(reply.json().get("values") or {})
 
 
-def run_ours(settings: Settings, args: argparse.Namespace, concurrency: int) -> Row:
-    """Our fleet (full corrective graph, instant model) with ``concurrency`` worker processes."""
+def run_ours(settings: Settings, args: argparse.Namespace, concurrency: int, graph: str) -> Row:
+    """Our fleet with ``concurrency`` worker processes on ``graph`` (:data:`OURS`)."""
     from bench.fleet import running_fleet
 
-    row = Row(f"crag-fleet, {concurrency} worker process{'es' * (concurrency > 1)}, "
-              "full corrective graph, instant model")  # fmt: skip
+    what = (
+        "the peers' five-node graph"
+        if graph == "trivial"
+        else "full corrective graph, instant model"
+    )
+    row = Row(f"crag-fleet, {concurrency} worker process{'es' * (concurrency > 1)}, {what}")
     try:
-        with running_fleet(settings, concurrency) as fleet:
+        with running_fleet(settings, concurrency, graph) as fleet:
             burst = fleet.burst(args.burst)
             row.burst_per_s, row.cpu_ms = burst.jobs_per_s, burst.cpu_ms_per_job
             seq = fleet.sequential(args.sequential)
