@@ -1,8 +1,9 @@
 """Fault benchmark: what a burst of jobs loses, doubles or reorders when a service fails.
 
 Per fault (Redis or Postgres restarted, the Elasticsearch index closed, a pool process
-killed): submitted, outcomes, delivered, duplicates, lost, duplicated turns, order
-violations, and the drain time once the service is back.
+killed, the pool process running a thread's next jobs killed): submitted, outcomes,
+delivered, duplicates, lost, duplicated turns, order violations, the drain time once the
+service is back, and whether the fault struck.
 
 Run with the services up (``infra/up``; the checkpoint key in the environment, as
 ``make`` sets it)::
@@ -13,7 +14,10 @@ Run with the services up (``infra/up``; the checkpoint key in the environment, a
 Each burst (:mod:`tests.integration.bursts`): 20 signed jobs on 4 threads, 0.1 s apart, two
 ``crag worker`` processes, the scripted model; the fault starts 1 s after the first job.
 Redis and Postgres are private instances, restarted; Elasticsearch is the suite's, with the
-burst tenant's index closed for the outage; pool-kill is ``kill -9`` of one pool process.
+burst tenant's index closed for the outage; pool-kill is ``kill -9`` of one pool process;
+drain-kill sends its 20 jobs to one thread 0.02 s apart and kills the first pool process
+that runs a thread's next job in the task of the one before (``--threads`` applies to the
+other faults).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ("submitted", "outcomes", "delivered", "duplicates", "lost", "duplicated_turns",
-           "order_violations", "drain_s")  # fmt: skip
+           "order_violations", "drain_s", "struck")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--fault", action="append", choices=FAULTS, help="default: all")
     parser.add_argument("--jobs", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--threads", type=int, help="default 4 (drain-kill: 1)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write the reports here")
     args = parser.parse_args(argv)

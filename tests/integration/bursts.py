@@ -47,15 +47,31 @@ from workers.runtime.checkpointing import serde_from_settings
 from workers.runtime.resources import make_checkpointer
 from workers.settings import Settings
 
-FAULTS = ("redis", "postgres", "elasticsearch", "pool-kill")
+FAULTS = ("redis", "postgres", "elasticsearch", "pool-kill", "drain-kill")
 """What a burst can break: restart Redis or Postgres (private instances), close the
-tenant's Elasticsearch index, or kill -9 a worker's pool process."""
+tenant's Elasticsearch index, kill -9 a worker's pool process, or kill -9 the pool process
+that is running a thread's next jobs in the task of the job before them (the first one
+whose log says so: ``CRAG_THREAD_DRAIN_S``)."""
 
-OUTAGE_S = {"redis": 1.0, "postgres": 10.0, "elasticsearch": 5.0, "pool-kill": 0.0}
+OUTAGE_S = {
+    "redis": 1.0,
+    "postgres": 10.0,
+    "elasticsearch": 5.0,
+    "pool-kill": 0.0,
+    "drain-kill": 0.0,
+}
 """Default time each fault lasts, seconds (the issue's scenarios)."""
+
+SHAPE: dict[str, dict[str, float]] = {
+    "drain-kill": {"threads": 1, "gap_s": 0.02, "fault_at_s": 0.0},
+}
+"""A fault's own burst shape where the default (4 threads, 0.1 s apart, fault at 1 s) would
+not reach it: a thread's jobs queue up only when they come faster than they run."""
 
 QUESTION = "What torque does the rotor shaft fastener need?"
 _NUMBER = re.compile(r"\(#(\d+)\)")
+_DRAINING = re.compile(r"runs next on thread \S+ in this task \(process (\d+)\)")
+"""The log line of a task running its thread's next job (``workers.celery.tasks``)."""
 
 
 @dataclass
@@ -75,6 +91,8 @@ class BurstReport:
             order of their submission.
         drain_s: From the service's return to the last delivery (0 if all were
             delivered before it came back).
+        struck: Whether the fault happened (``drain-kill``: a draining process was found
+            and killed; the other faults always happen).
         statuses: Outcomes of the delivered jobs by status and reason, counted
             (``"answered"``, ``"abstained/retrieval_unavailable"``…).
     """
@@ -89,6 +107,7 @@ class BurstReport:
     missing_turns: int = 0
     order_violations: int = 0
     drain_s: float = 0.0
+    struck: bool = False
     statuses: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -159,6 +178,18 @@ def pool_children(pid: int) -> list[int]:
     return [int(p) for p in found.stdout.split()]
 
 
+def _draining_process(log_dir: Path | None, timeout_s: float) -> int | None:
+    """The pid of the first pool process whose worker log says it runs a thread's next job."""
+    deadline = time.monotonic() + timeout_s
+    while log_dir is not None and time.monotonic() < deadline:
+        for log in sorted(log_dir.glob("worker-*.log")):
+            found = _DRAINING.search(log.read_text(errors="replace"))
+            if found:
+                return int(found.group(1))
+        time.sleep(0.01)
+    return None
+
+
 def run_burst(
     fault: str,
     keys: TenantKeys,
@@ -166,10 +197,10 @@ def run_burst(
     log_dir: Path,
     *,
     jobs: int = 20,
-    threads: int = 4,
-    gap_s: float = 0.1,
+    threads: int | None = None,
+    gap_s: float | None = None,
     workers: int = 2,
-    fault_at_s: float = 1.0,
+    fault_at_s: float | None = None,
     outage_s: float | None = None,
     timeout_s: float = 180.0,
 ) -> BurstReport:
@@ -181,10 +212,12 @@ def run_burst(
         llm: The scripted model server.
         log_dir: Where worker logs (and a private Redis's files) go.
         jobs: Jobs submitted.
-        threads: Threads they are spread over (job ``n`` on thread ``n % threads``).
-        gap_s: Seconds between submissions.
+        threads: Threads they are spread over (job ``n`` on thread ``n % threads``;
+            default 4, or the fault's :data:`SHAPE`).
+        gap_s: Seconds between submissions (default 0.1, or the fault's shape).
         workers: Worker processes (one slot each).
-        fault_at_s: When the fault starts, seconds after the first submission.
+        fault_at_s: When the fault starts, seconds after the first submission (default 1,
+            or the fault's shape).
         outage_s: How long it lasts (default :data:`OUTAGE_S`).
         timeout_s: How long to wait for the deliveries once the fault has ended.
 
@@ -194,6 +227,10 @@ def run_burst(
     if fault not in FAULTS:
         raise ValueError(f"unknown fault {fault!r}: one of {', '.join(FAULTS)}")
     outage = OUTAGE_S[fault] if outage_s is None else outage_s
+    shape = SHAPE.get(fault, {})
+    threads = int(shape.get("threads", 4)) if threads is None else threads
+    gap_s = shape.get("gap_s", 0.1) if gap_s is None else gap_s
+    fault_at_s = shape.get("fault_at_s", 1.0) if fault_at_s is None else fault_at_s
     settings = Settings()
     redis, pg = ScratchRedis(log_dir), None
     env = fleet_env(llm)
@@ -216,6 +253,7 @@ def run_burst(
             WebhookReceiver(keys.webhook_secret) as sink,
         ):
             breaker = _Breaker(fault, redis, pg, keys, settings, procs[0].pid, outage)
+            breaker.log_dir = log_dir
             started = time.monotonic()
             timer = threading.Timer(fault_at_s, breaker.run)
             timer.start()
@@ -233,6 +271,7 @@ def run_burst(
                     break
                 time.sleep(0.1)
             time.sleep(2)  # a duplicate would arrive meanwhile
+            report.struck = breaker.back_at is not None
             back = breaker.back_at or time.monotonic()
             ours = [d for d in sink.deliveries if d.body["job_id"] in set(job_ids)]
             last = max((d.received_at for d in ours), default=back)
@@ -271,6 +310,7 @@ class _Breaker:
         self.fault, self.redis, self.pg, self.keys = fault, redis, pg, keys
         self.settings, self.worker_pid, self.outage_s = settings, worker_pid, outage_s
         self.back_at: float | None = None
+        self.log_dir: Path | None = None
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -292,6 +332,11 @@ class _Breaker:
                 es.indices.close(index=name)
                 time.sleep(self.outage_s)
                 es.indices.open(index=name, wait_for_active_shards="1")
+            elif self.fault == "drain-kill":
+                pid = _draining_process(self.log_dir, timeout_s=60)
+                if pid is None:
+                    return  # never drained: ``struck`` stays False and the test says so
+                os.kill(pid, 9)
             else:
                 for child in pool_children(self.worker_pid)[:1]:
                     os.kill(child, 9)

@@ -415,6 +415,7 @@ def test_a_burst_loses_doubles_and_reorders_nothing_when(
 ) -> None:
     with scripted_model() as llm:
         report = run_burst(fault, burst_tenant, llm, tmp_path)
+    assert report.struck, f"the {fault} fault never happened: {report}"
     counts = (report.lost, report.duplicates, report.duplicated_turns, report.order_violations)
     assert counts == (0, 0, 0, 0), report
     assert report.outcomes == report.delivered == report.submitted == 20, report

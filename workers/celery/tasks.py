@@ -14,6 +14,7 @@ dead letter is itself retried while Postgres is away, so a refused job is never 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any
 
@@ -151,6 +152,13 @@ def drain_thread(
         if time.monotonic() - started >= ctx.settings.thread_drain_s:
             wake_next(task.app, ctx, tenant_id, thread_id, head)
             break
+        log.info(
+            "job %s runs next on thread %s/%s in this task (process %d), not via the queue",
+            head.job_id,
+            tenant_id,
+            thread_id,
+            os.getpid(),
+        )
         try:
             result = answer_job(parse_job(job_body(head)), ctx)
         except Exception as exc:  # its own message runs it again, with the task's policy

@@ -59,16 +59,17 @@ class Result:
     wait_s: float = 0.0
 
 
-def authenticate(session: Session, tenant: Tenant, job: Job, body: dict[str, Any]) -> None:
+def authenticate(tenant: Tenant, job: Job, body: dict[str, Any], known: bool) -> None:
     """Accept a job only if its tenant is active and signed it (:mod:`workers.contracts.signing`).
 
-    A job already registered is a copy the fleet re-sent itself (waiting for its turn,
-    woken, retried); its content is checked against the stored job by :func:`answer_job`.
+    A job already registered (``known``) is a copy the fleet re-sent itself (waiting for
+    its turn, woken, retried); its content is checked against the stored job by
+    :func:`answer_job`.
 
     Raises:
         PermanentJobError: Disabled tenant, missing, forged or stale signature.
     """
-    if repo.get_job(session, job.tenant_id, job.job_id) is not None:
+    if known:
         return
     if tenant.status != "active":
         raise PermanentJobError(
@@ -91,7 +92,9 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
     Transactions (each short; none is open during a model call):
 
     1. Intake: the tenant, the signature, the webhook URL, a finished duplicate, the
-       thread's owner, the job's row and the thread's head, in one transaction. (A job
+       thread's owner, the job's row and the thread's head, in one transaction. A job
+       registered before (a copy the fleet re-sent) skips the signature and the thread's
+       owner, both checked when it was registered: 4 statements, 6 for a new job. (A job
        already past its deadline stores its apology in one more.)
     2. Under the thread lock: the next fencing token, a finished duplicate again, the run
        started; committed before the graph runs, so the fencing trigger sees the token.
@@ -127,8 +130,9 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
             raise PermanentJobError(
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
+        known = repo.get_job(session, job.tenant_id, job.job_id)
         if signed is not None:
-            authenticate(session, tenant, job, signed)
+            authenticate(tenant, job, signed, known is not None)
         policy = TenantPolicy.of(tenant)
         for name, url in (("webhook_url", job.webhook_url), ("progress_url", job.progress_url)):
             problem = (
@@ -144,20 +148,7 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
         done = _finished(session, job)
         if done is not None:
             return Result(done, fresh=False)
-        if repo.claim_thread(session, job) != job.tenant_id:
-            raise PermanentJobError(
-                f"thread {job.thread_id!r} belongs to another tenant",
-                job_id=job.job_id,
-                tenant_id=job.tenant_id,
-            )
-        if job.submitted_at.timestamp() > time.time() + MAX_CLOCK_SKEW_S:
-            raise PermanentJobError(
-                f"submitted_at {job.submitted_at.isoformat()} is in the future "
-                f"(more than {MAX_CLOCK_SKEW_S}s ahead of the worker's clock)",
-                job_id=job.job_id,
-                tenant_id=job.tenant_id,
-            )
-        record = repo.register_job(session, job)
+        record = known or _register(session, job)
         _check_same_job(record, job)
         head = repo.next_in_line(session, job.tenant_id, job.thread_id)
     # The first sighting fixes the job's place in line and its deadline.
@@ -208,6 +199,29 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
             )
     leave_line(ctx.redis, job.tenant_id, job.thread_id, job.job_id)
     return Result(stored, fresh=fresh)
+
+
+def _register(session: Session, job: Job) -> JobRecord:
+    """Register a job first seen: its thread must be its tenant's, its time not ahead.
+
+    Raises:
+        PermanentJobError: The thread belongs to another tenant, or ``submitted_at`` is more
+            than :data:`MAX_CLOCK_SKEW_S` ahead of this worker's clock.
+    """
+    if repo.claim_thread(session, job) != job.tenant_id:
+        raise PermanentJobError(
+            f"thread {job.thread_id!r} belongs to another tenant",
+            job_id=job.job_id,
+            tenant_id=job.tenant_id,
+        )
+    if job.submitted_at.timestamp() > time.time() + MAX_CLOCK_SKEW_S:
+        raise PermanentJobError(
+            f"submitted_at {job.submitted_at.isoformat()} is in the future "
+            f"(more than {MAX_CLOCK_SKEW_S}s ahead of the worker's clock)",
+            job_id=job.job_id,
+            tenant_id=job.tenant_id,
+        )
+    return repo.register_job(session, job)
 
 
 def has_ended(ctx: JobContext, tenant_id: str, job_id: str) -> bool:

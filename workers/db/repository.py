@@ -95,13 +95,18 @@ def register_job(session: Session, job: Job) -> JobRecord:
     """Record a job as ``queued`` on its thread, once; a job seen before keeps its row.
 
     The stored ``submitted_at`` is the job's place in its thread's line (see
-    :func:`next_in_line`), so a re-sent message cannot jump the queue.
+    :func:`next_in_line`), so a re-sent message cannot jump the queue. One statement for a
+    new job (``INSERT … RETURNING``), two for one registered meanwhile by another worker.
     """
-    session.execute(
+    inserted = session.scalars(
         insert(JobRecord)
         .values(**_job_values(job, "queued"))
         .on_conflict_do_nothing(index_elements=["tenant_id", "job_id"])
-    )
+        .returning(JobRecord),
+        execution_options={"populate_existing": True},
+    ).first()
+    if inserted is not None:
+        return inserted
     record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
     assert record is not None
     return record
@@ -122,7 +127,7 @@ def next_in_line(session: Session, tenant_id: str, thread_id: str) -> JobRecord 
 
 
 def start_job(session: Session, job: Job) -> JobRecord:
-    """Record that a job is running: insert it, or count one more attempt of it."""
+    """Record that a job is running: insert it, or count one more attempt of it (one statement)."""
     values = _job_values(job, "running") | {"attempts": 1, "started_at": now()}
     stmt = (
         insert(JobRecord)
@@ -131,10 +136,9 @@ def start_job(session: Session, job: Job) -> JobRecord:
             index_elements=["tenant_id", "job_id"],
             set_={"status": "running", "attempts": JobRecord.attempts + 1, "started_at": now()},
         )
+        .returning(JobRecord)
     )
-    session.execute(stmt)
-    record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
-    assert record is not None
+    record = session.scalars(stmt, execution_options={"populate_existing": True}).one()
     return record
 
 
@@ -142,8 +146,13 @@ def claim_thread(session: Session, job: Job) -> str:
     """Record the job's thread as its tenant's if it is new; returns the thread's owner.
 
     Thread ids are global: the first tenant to use one owns it (``uq_threads_thread_id``).
+    Usually one statement: the insert is a data-modifying CTE, and the owner is the row
+    it inserted or, when the thread existed, the existing row. The outer ``SELECT`` sees
+    the table as the statement's snapshot had it, so when another transaction inserted
+    the thread and committed while this insert waited on it, neither branch has a row; the
+    owner is then read again, in a snapshot of its own.
     """
-    session.execute(
+    claimed = (
         insert(ThreadRecord)
         .values(
             tenant_id=job.tenant_id,
@@ -152,10 +161,13 @@ def claim_thread(session: Session, job: Job) -> str:
             fence=0,
         )
         .on_conflict_do_nothing()
+        .returning(ThreadRecord.tenant_id)
+        .cte("claimed")
     )
-    owner = session.scalar(
-        select(ThreadRecord.tenant_id).where(ThreadRecord.thread_id == job.thread_id)
-    )
+    existing = select(ThreadRecord.tenant_id).where(ThreadRecord.thread_id == job.thread_id)
+    owner = session.scalar(select(claimed.c.tenant_id).union_all(existing).limit(1))
+    if owner is None:  # the thread was claimed meanwhile by a transaction this one waited on
+        owner = session.scalar(existing)
     assert owner is not None
     return owner
 
@@ -206,7 +218,7 @@ def save_outcome(
         The stored row and ``True``, or the row stored earlier and ``False`` (a job has one
         outcome: the first to commit wins, e.g. an apology racing a late answer).
     """
-    inserted = session.scalar(
+    inserted = session.scalars(
         insert(OutcomeRecord)
         .values(
             tenant_id=body.tenant_id,
@@ -217,17 +229,19 @@ def save_outcome(
             delivery_status="pending" if has_webhook else "none",
         )
         .on_conflict_do_nothing(index_elements=["tenant_id", "job_id"])
-        .returning(OutcomeRecord.job_id)
+        .returning(OutcomeRecord),
+        execution_options={"populate_existing": True},
+    ).first()
+    if inserted is None:
+        record = session.get(OutcomeRecord, (body.tenant_id, body.job_id), populate_existing=True)
+        assert record is not None
+        return record, False
+    session.execute(
+        update(JobRecord)
+        .where(JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id)
+        .values(status=body.status, finished_at=now())
     )
-    if inserted is not None:
-        session.execute(
-            update(JobRecord)
-            .where(JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id)
-            .values(status=body.status, finished_at=now())
-        )
-    record = session.get(OutcomeRecord, (body.tenant_id, body.job_id), populate_existing=True)
-    assert record is not None
-    return record, inserted is not None
+    return inserted, True
 
 
 def record_attempt(
