@@ -147,8 +147,11 @@ def drain_thread(
     outcome stored. So a job that fails here (a blink of Postgres or Redis, a lost lock, a
     refusal) is left to that message, whose retries and dead letters are the task's.
     """
-    drained = 0
+    drained, last = 0, None
     while (head := idle_head(ctx, tenant_id, thread_id)) is not None:
+        if head.job_id == last:  # it ended but is still first in line: leave it to its message
+            break
+        last = head.job_id
         if time.monotonic() - started >= ctx.settings.thread_drain_s:
             wake_next(task.app, ctx, tenant_id, thread_id, head)
             break
