@@ -70,7 +70,7 @@ not reach it: a thread's jobs queue up only when they come faster than they run.
 
 QUESTION = "What torque does the rotor shaft fastener need?"
 _NUMBER = re.compile(r"\(#(\d+)\)")
-_DRAINING = re.compile(r"runs next on thread \S+ in this task \(process (\d+)\)")
+_DRAINING = re.compile(r"job (\S+) runs next on thread \S+ in this task \(process (\d+)\)")
 """The log line of a task running its thread's next job (``workers.celery.tasks``)."""
 
 
@@ -93,6 +93,8 @@ class BurstReport:
             delivered before it came back).
         struck: Whether the fault happened (``drain-kill``: a draining process was found
             and killed; the other faults always happen).
+        struck_job: ``drain-kill``: the job that process was running when it was killed
+            (once its row says ``running``; its scripted generator then pauses 0.2-0.6 s).
         statuses: Outcomes of the delivered jobs by status and reason, counted
             (``"answered"``, ``"abstained/retrieval_unavailable"``…).
     """
@@ -108,6 +110,7 @@ class BurstReport:
     order_violations: int = 0
     drain_s: float = 0.0
     struck: bool = False
+    struck_job: str = ""
     statuses: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -178,14 +181,14 @@ def pool_children(pid: int) -> list[int]:
     return [int(p) for p in found.stdout.split()]
 
 
-def _draining_process(log_dir: Path | None, timeout_s: float) -> int | None:
-    """The pid of the first pool process whose worker log says it runs a thread's next job."""
+def _draining_process(log_dir: Path | None, timeout_s: float) -> tuple[str, int] | None:
+    """The job and pid of the first pool process whose log says it runs a thread's next job."""
     deadline = time.monotonic() + timeout_s
     while log_dir is not None and time.monotonic() < deadline:
         for log in sorted(log_dir.glob("worker-*.log")):
             found = _DRAINING.search(log.read_text(errors="replace"))
             if found:
-                return int(found.group(1))
+                return found.group(1), int(found.group(2))
         time.sleep(0.01)
     return None
 
@@ -272,6 +275,7 @@ def run_burst(
                 time.sleep(0.1)
             time.sleep(2)  # a duplicate would arrive meanwhile
             report.struck = breaker.back_at is not None
+            report.struck_job = breaker.struck_job
             back = breaker.back_at or time.monotonic()
             ours = [d for d in sink.deliveries if d.body["job_id"] in set(job_ids)]
             last = max((d.received_at for d in ours), default=back)
@@ -311,6 +315,7 @@ class _Breaker:
         self.settings, self.worker_pid, self.outage_s = settings, worker_pid, outage_s
         self.back_at: float | None = None
         self.log_dir: Path | None = None
+        self.struck_job = ""
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -333,9 +338,11 @@ class _Breaker:
                 time.sleep(self.outage_s)
                 es.indices.open(index=name, wait_for_active_shards="1")
             elif self.fault == "drain-kill":
-                pid = _draining_process(self.log_dir, timeout_s=60)
-                if pid is None:
+                found = _draining_process(self.log_dir, timeout_s=60)
+                if found is None:
                     return  # never drained: ``struck`` stays False and the test says so
+                self.struck_job, pid = found
+                self._wait_running(self.struck_job)  # its generator then pauses 0.2-0.6 s
                 os.kill(pid, 9)
             else:
                 for child in pool_children(self.worker_pid)[:1]:
@@ -343,6 +350,17 @@ class _Breaker:
             self.back_at = time.monotonic()
         finally:
             self.done.set()
+
+    def _wait_running(self, job_id: str, timeout_s: float = 10.0) -> None:
+        """Wait until ``job_id``'s row says it runs (its attempt has started)."""
+        sessions = make_sessionmaker(make_engine(self.settings.database_url, pool_size=1))
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with sessions() as session:
+                record = repo.get_job(session, self.keys.tenant_id, job_id)
+                if record is not None and record.status == "running":
+                    return
+            time.sleep(0.005)
 
 
 def submit(

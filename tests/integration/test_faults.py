@@ -423,6 +423,10 @@ def test_a_burst_loses_doubles_and_reorders_nothing_when(
     # Drained in seconds once the service is back: a lock its holder could not release no
     # longer stalls a thread for the lock's TTL (60 s). (The figure itself: bench.faults.)
     assert report.drain_s < 30, report
+    if fault == "drain-kill":  # the job killed mid-run was run again (or resumed), once
+        with make_sessionmaker(make_engine(Settings().database_url, pool_size=1))() as s:
+            killed = s.get(JobRecord, (burst_tenant.tenant_id, report.struck_job))
+            assert killed is not None and killed.attempts >= 2, (killed, report)
 
 
 def test_a_live_worker_keeps_its_job_past_the_visibility_timeout_and_a_lost_host_gives_it_up(

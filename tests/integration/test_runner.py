@@ -27,6 +27,7 @@ from workers.core.progress import ProgressLocked, progress_key, read_events
 from workers.core.runner import answer_job, run_graph
 from workers.db import repository as repo
 from workers.db.engine import transaction
+from workers.runtime.lock import alive_key, lock_name
 from workers.runtime.resources import Resources
 
 pytestmark = pytest.mark.integration
@@ -192,3 +193,28 @@ def test_a_job_from_the_future_is_refused(resources: Resources, corpus_tenant: s
     ahead = job.model_copy(update={"submitted_at": job.submitted_at + timedelta(days=365)})
     with pytest.raises(PermanentJobError, match="is in the future"):
         answer_job(ahead, context_of(resources))
+
+
+def test_a_reject_job_finding_its_own_copy_running_waits_instead_of_rejecting(
+    resources: Resources, corpus_tenant: str
+) -> None:
+    """Two copies of one job (its message, and the task that runs the thread's next job)
+    can reach the lock together: the one that loses must not store ``rejected_busy`` for
+    a job the other is answering; another job holding the thread is still busy."""
+    job = new_job(corpus_tenant, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q, multitask="reject")
+    process = f"test-copy-{uuid.uuid4().hex[:8]}"
+    resources.redis.set(alive_key(process), 1, px=60_000)  # a live holder: busy, not stale
+    lock = resources.redis.lock(
+        lock_name(job.tenant_id, job.thread_id), timeout=60, thread_local=False
+    )
+    try:
+        assert lock.acquire(blocking=False, token=f"{job.job_id}@{process}")
+        waiting = answer_job(job, context_of(resources))
+        assert waiting.outcome is None and waiting.wait_s > 0
+        lock.release()
+        assert lock.acquire(blocking=False, token=f"other-job@{process}")
+        rejected = answer_job(job, context_of(resources))
+        assert rejected.outcome is not None and rejected.outcome.body["reason"] == "rejected_busy"
+    finally:
+        lock.release()
+        resources.redis.delete(alive_key(process))

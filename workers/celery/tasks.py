@@ -44,6 +44,7 @@ from workers.db.engine import transaction
 from workers.db.models import OutcomeRecord
 from workers.delivery import machine
 from workers.runtime.resources import get_resources
+from workers.runtime.shutdown import stopping
 from workers.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -145,34 +146,35 @@ def drain_thread(
     Nothing is lost or doubled by running a job here: every registered job still has its
     own message on the queue (it was put back to wait its turn), and that message finds the
     outcome stored. So a job that fails here (a blink of Postgres or Redis, a lost lock, a
-    refusal) is left to that message, whose retries and dead letters are the task's.
+    refusal) is left to that message, whose retries and dead letters are the task's. Only
+    registered jobs run here (one deleted meanwhile is its message's to refuse), and none
+    once the worker's soft shutdown has begun.
     """
     drained, last = 0, None
-    while (head := idle_head(ctx, tenant_id, thread_id)) is not None:
-        if head.job_id == last:  # it ended but is still first in line: leave it to its message
-            break
-        last = head.job_id
-        if time.monotonic() - started >= ctx.settings.thread_drain_s:
-            wake_next(task.app, ctx, tenant_id, thread_id, head)
-            break
-        log.info(
-            "job %s runs next on thread %s/%s in this task (process %d), not via the queue",
-            head.job_id,
-            tenant_id,
-            thread_id,
-            os.getpid(),
-        )
-        try:
-            result = answer_job(parse_job(job_body(head)), ctx)
-        except Exception as exc:  # its own message runs it again, with the task's policy
-            log.warning("job %s (next on its thread) left to its message: %s", head.job_id, exc)
-            wake_next(task.app, ctx, tenant_id, thread_id)
-            break
-        if result.outcome is None:  # an earlier job joined the line meanwhile
-            wake_next(task.app, ctx, tenant_id, thread_id)
-            break
-        _publish(ctx, result.outcome)
-        drained += 1
+    try:
+        while (head := idle_head(ctx, tenant_id, thread_id)) is not None:
+            if head.job_id == last:  # ended but still first in line: left to its message
+                log.warning("job %s ended but is still first on its thread", head.job_id)
+                break
+            last = head.job_id
+            if stopping() or time.monotonic() - started >= ctx.settings.thread_drain_s:
+                wake_next(task.app, ctx, tenant_id, thread_id, head)
+                break
+            log.info(
+                "job %s runs next on thread %s/%s in this task (process %d), not via the queue",
+                head.job_id,
+                tenant_id,
+                thread_id,
+                os.getpid(),
+            )
+            result = answer_job(parse_job(job_body(head)), ctx, registered_only=True)
+            if result.outcome is None:  # an earlier job joined the line meanwhile
+                wake_next(task.app, ctx, tenant_id, thread_id)
+                break
+            _publish(ctx, result.outcome)
+            drained += 1
+    except Exception as exc:  # the job's own message runs it again, with the task's policy
+        log.warning("thread %s/%s: next job left to its own message: %s", tenant_id, thread_id, exc)
     return drained
 
 

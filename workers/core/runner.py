@@ -34,7 +34,7 @@ from workers.db.models import JobRecord, OutcomeRecord, Tenant
 from workers.delivery.policy import intake_problem
 from workers.delivery.progress_push import ProgressTarget
 from workers.runtime.checkpointing import GUARD_KEY, CheckpointGuard
-from workers.runtime.lock import thread_lock
+from workers.runtime.lock import holder_of, lock_name, thread_lock
 from workers.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,12 @@ def authenticate(tenant: Tenant, job: Job, body: dict[str, Any], known: bool) ->
     verify_job(body, tenant.submission_key, job.tenant_id)
 
 
-def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) -> Result:
+def answer_job(
+    job: Job,
+    ctx: JobContext,
+    signed: dict[str, Any] | None = None,
+    registered_only: bool = False,
+) -> Result:
     """Answer ``job`` once, in its turn on its thread; a job_id seen before returns its outcome.
 
     Jobs on one thread take turns in ``submitted_at`` order (the jobs table is the line,
@@ -112,6 +117,9 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
         signed: The job as received, to verify its signature (:func:`authenticate`)
             before anything else; ``None`` only for callers inside the fleet (tests,
             benchmarks) that built the job themselves.
+        registered_only: Run the job only if it is registered (a caller inside the fleet
+            rebuilding it from its row, :func:`workers.celery.tasks.drain_thread`): one
+            deleted meanwhile returns ``outcome=None``, left to its own message.
 
     Raises:
         PermanentJobError: The tenant is not registered or not active, the signature is
@@ -131,6 +139,8 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
                 f"unknown tenant {job.tenant_id!r}", job_id=job.job_id, tenant_id=job.tenant_id
             )
         known = repo.get_job(session, job.tenant_id, job.job_id)
+        if known is None and registered_only:
+            return Result(None, fresh=False, wait_s=s.thread_poll_s)
         if signed is not None:
             authenticate(tenant, job, signed, known is not None)
         policy = TenantPolicy.of(tenant)
@@ -179,7 +189,11 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
                 )
             )
         except LockTimeout:
-            return _rejected(ctx, job, busy) if reject else _wait(s, deadline)
+            # Busy with this very job (a copy of it run elsewhere) is not busy: that run
+            # answers it, and this copy will find the outcome.
+            if reject and not _runs_elsewhere(ctx, job):
+                return _rejected(ctx, job, busy)
+            return _wait(s, deadline)
         with transaction(ctx.sessions) as session:
             fence = repo.claim_fence(session, job)
             # Checked again under the lock: a duplicate may have finished meanwhile.
@@ -199,6 +213,15 @@ def answer_job(job: Job, ctx: JobContext, signed: dict[str, Any] | None = None) 
             )
     leave_line(ctx.redis, job.tenant_id, job.thread_id, job.job_id)
     return Result(stored, fresh=fresh)
+
+
+def _runs_elsewhere(ctx: JobContext, job: Job) -> bool:
+    """Whether the thread's lock is held by a run of this same job (another copy of it)."""
+    token = ctx.redis.get(lock_name(job.tenant_id, job.thread_id))
+    if token is None:
+        return False
+    holder = token.decode() if isinstance(token, bytes) else str(token)
+    return holder_of(holder)[0] == job.job_id
 
 
 def _register(session: Session, job: Job) -> JobRecord:

@@ -39,6 +39,7 @@ def job_body(record: JobRecord) -> dict[str, Any]:
         "progress_url": record.progress_url,
         "options": record.options,
         "submitted_at": record.submitted_at.isoformat(),
+        "metadata": {"subject_id": record.subject_id} if record.subject_id else {},
     }
 
 

@@ -127,7 +127,12 @@ def next_in_line(session: Session, tenant_id: str, thread_id: str) -> JobRecord 
 
 
 def start_job(session: Session, job: Job) -> JobRecord:
-    """Record that a job is running: insert it, or count one more attempt of it (one statement)."""
+    """Record that a job is running: insert it, or count one more attempt of it (one statement).
+
+    A job that ended meanwhile (another copy stored its outcome after the caller looked)
+    is not made ``running`` again, which would keep it first in its thread's line with its
+    outcome stored; its row is returned as it is.
+    """
     values = _job_values(job, "running") | {"attempts": 1, "started_at": now()}
     stmt = (
         insert(JobRecord)
@@ -135,10 +140,14 @@ def start_job(session: Session, job: Job) -> JobRecord:
         .on_conflict_do_update(
             index_elements=["tenant_id", "job_id"],
             set_={"status": "running", "attempts": JobRecord.attempts + 1, "started_at": now()},
+            where=JobRecord.status.in_(UNFINISHED),
         )
         .returning(JobRecord)
     )
-    record = session.scalars(stmt, execution_options={"populate_existing": True}).one()
+    record = session.scalars(stmt, execution_options={"populate_existing": True}).first()
+    if record is None:  # it had ended: the update's WHERE left it alone
+        record = session.get(JobRecord, (job.tenant_id, job.job_id), populate_existing=True)
+    assert record is not None
     return record
 
 
@@ -232,16 +241,19 @@ def save_outcome(
         .returning(OutcomeRecord),
         execution_options={"populate_existing": True},
     ).first()
-    if inserted is None:
-        record = session.get(OutcomeRecord, (body.tenant_id, body.job_id), populate_existing=True)
-        assert record is not None
-        return record, False
-    session.execute(
-        update(JobRecord)
-        .where(JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id)
-        .values(status=body.status, finished_at=now())
+    record = inserted or session.get(
+        OutcomeRecord, (body.tenant_id, body.job_id), populate_existing=True
     )
-    return inserted, True
+    assert record is not None
+    # The job is finished with the stored outcome's status; when the outcome was there
+    # already, a job row still unfinished (a run raced the one that stored it) is mended.
+    finish = update(JobRecord).where(
+        JobRecord.tenant_id == body.tenant_id, JobRecord.job_id == body.job_id
+    )
+    if inserted is None:
+        finish = finish.where(JobRecord.status.in_(UNFINISHED))
+    session.execute(finish.values(status=record.status, finished_at=now()))
+    return record, inserted is not None
 
 
 def record_attempt(

@@ -34,6 +34,14 @@ POLL_S = 0.1
 RUNNING: Any = multiprocessing.Value("i", 0)
 """Tasks running in this worker's pool processes (shared memory, inherited at fork)."""
 
+STOPPING: Any = multiprocessing.Value("b", 0)
+"""Set when the soft shutdown starts (shared memory): a task then takes no more work."""
+
+
+def stopping() -> bool:
+    """Whether this worker's soft shutdown has begun (readable in its pool processes)."""
+    return bool(STOPPING.value)
+
 
 @task_prerun.connect
 def _started(**_: Any) -> None:
@@ -52,6 +60,7 @@ class PromptShutdownWorker(Worker):  # type: ignore[misc]
 
     def wait_for_soft_shutdown(self) -> None:
         """Wait up to ``worker_soft_shutdown_timeout`` seconds, while a task still runs."""
+        STOPPING.value = 1  # a task that drains its thread's line stops taking its next job
         timeout = float(self.app.conf.worker_soft_shutdown_timeout or 0)
         if timeout <= 0 or not (state.active_requests or RUNNING.value):
             return

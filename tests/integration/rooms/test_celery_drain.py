@@ -25,11 +25,13 @@ from workers.celery.app import app as celery_app
 from workers.contracts.jobs import Job, new_job
 from workers.contracts.line import join_line
 from workers.contracts.names import ANSWER_TASK
+from workers.core.context import context_of
 from workers.core.tenants import ensure_tenant
 from workers.core.turns import job_body
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import OutcomeRecord
+from workers.runtime import shutdown
 from workers.runtime.resources import Resources, set_resources
 
 pytestmark = pytest.mark.integration
@@ -117,7 +119,46 @@ def test_the_task_runs_the_threads_waiting_jobs_in_order_and_sends_nothing(
     # The copies the fleet still holds find their outcomes: nothing runs twice.
     again = _run_task(jobs[2])
     assert again["fresh"] is False
-    assert _outcomes(resources, jobs)[2].created_at == created[2]  # type: ignore[union-attr]
+    assert _turns(resources, jobs[0]) == [j.question for j in jobs]  # once each, in order
+
+
+def _turns(res: Resources, job: Job) -> list[str]:
+    """The questions of the turns in the thread's checkpointed history, in order."""
+    config: Any = {"configurable": {"thread_id": job.graph_thread_id}}
+    return [t["question"] for t in res.graph.get_state(config).values.get("history") or []]
+
+
+def test_once_the_soft_shutdown_began_the_next_job_goes_through_the_queue(
+    resources: Resources, corpus_tenant: str
+) -> None:
+    jobs = _line(resources, corpus_tenant, 2)
+    shutdown.STOPPING.value = 1
+    try:
+        _run_task(jobs[0])
+    finally:
+        shutdown.STOPPING.value = 0
+
+    assert [o is not None for o in _outcomes(resources, jobs)] == [True, False]
+    assert _queued(resources) == [jobs[1].job_id]
+
+
+def test_a_next_job_deleted_meanwhile_is_not_registered_again_from_its_stale_row(
+    resources: Resources, corpus_tenant: str
+) -> None:
+    from workers.celery.tasks import answer_job, parse_job
+
+    [job] = _line(resources, corpus_tenant, 1)
+    with transaction(resources.sessions) as session:
+        record = repo.get_job(session, job.tenant_id, job.job_id)
+        assert record is not None
+        body = job_body(record)
+        session.delete(record)  # e.g. the thread was forgotten after the drain looked
+
+    result = answer_job(parse_job(body), context_of(resources), registered_only=True)
+
+    assert result.outcome is None
+    with transaction(resources.sessions) as session:
+        assert repo.get_job(session, job.tenant_id, job.job_id) is None
 
 
 @pytest.mark.parametrize("resources", [{"thread_drain_s": 0.0}], indirect=True)
