@@ -8,25 +8,21 @@ thread's Redis line but not yet registered), it wakes the next job through the q
 
 from __future__ import annotations
 
-import base64
 import itertools
-import json
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
+from tests.integration.rooms.lines import queued, thread_line
 from workers.celery import tasks
 from workers.celery.app import app as celery_app
-from workers.contracts.jobs import Job, new_job
-from workers.contracts.line import join_line
+from workers.contracts.jobs import Job
 from workers.contracts.names import ANSWER_TASK
 from workers.core.context import context_of
-from workers.core.tenants import ensure_tenant
 from workers.core.turns import job_body
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -54,38 +50,9 @@ def resources(
     res.close()
 
 
-def _line(res: Resources, tenant: str, n: int, register: range | None = None) -> list[Job]:
-    """``n`` jobs on a fresh thread, a second apart, all in its Redis line; ``register``: of
-    them, those in the jobs table too (default all), as jobs a worker has already seen."""
-    ensure_tenant(res.sessions, tenant)
-    thread = f"th-drain-{uuid.uuid4().hex[:8]}"
-    start = datetime.now(UTC) - timedelta(seconds=30)
-    jobs = [
-        new_job(tenant, thread, f"{TORQUE_Q} (case {i})").model_copy(
-            update={"submitted_at": start + timedelta(seconds=i)}
-        )
-        for i in range(n)
-    ]
-    with transaction(res.sessions) as session:
-        for i, job in enumerate(jobs):
-            join_line(res.redis, tenant, thread, job.job_id, job.submitted_at)
-            if register is None or i in register:
-                repo.register_job(session, job)
-    return jobs
-
-
 def _outcomes(res: Resources, jobs: list[Job]) -> list[OutcomeRecord | None]:
     with transaction(res.sessions) as session:
         return [repo.get_outcome(session, j.tenant_id, j.job_id) for j in jobs]
-
-
-def _queued(res: Resources) -> list[str]:
-    """Job ids of the answer messages waiting on the questions queue, oldest first."""
-    ids = []
-    for raw in reversed(res.redis.lrange(res.settings.queue, 0, -1)):
-        args = json.loads(base64.b64decode(json.loads(raw)["body"]))[0]
-        ids.append(args[0]["job_id"])
-    return ids
 
 
 def _run_task(job: Job) -> dict[str, Any]:
@@ -100,7 +67,7 @@ def _run_task(job: Job) -> dict[str, Any]:
 def test_the_task_runs_the_threads_waiting_jobs_in_order_and_sends_nothing(
     resources: Resources, corpus_tenant: str
 ) -> None:
-    jobs = _line(resources, corpus_tenant, 4)
+    jobs = thread_line(resources, corpus_tenant, 4, TORQUE_Q)
 
     result = _run_task(jobs[0])
 
@@ -115,7 +82,7 @@ def test_the_task_runs_the_threads_waiting_jobs_in_order_and_sends_nothing(
         assert before is not None and after is not None
         assert before.finished_at is not None and after.started_at is not None
         assert before.finished_at <= after.started_at  # one after the other, never overlapping
-    assert _queued(resources) == []  # nobody was woken through the queue
+    assert queued(resources) == []  # nobody was woken through the queue
     # The copies the fleet still holds find their outcomes: nothing runs twice.
     again = _run_task(jobs[2])
     assert again["fresh"] is False
@@ -131,7 +98,7 @@ def _turns(res: Resources, job: Job) -> list[str]:
 def test_once_the_soft_shutdown_began_the_next_job_goes_through_the_queue(
     resources: Resources, corpus_tenant: str
 ) -> None:
-    jobs = _line(resources, corpus_tenant, 2)
+    jobs = thread_line(resources, corpus_tenant, 2, TORQUE_Q)
     shutdown.STOPPING.value = 1
     try:
         _run_task(jobs[0])
@@ -139,7 +106,7 @@ def test_once_the_soft_shutdown_began_the_next_job_goes_through_the_queue(
         shutdown.STOPPING.value = 0
 
     assert [o is not None for o in _outcomes(resources, jobs)] == [True, False]
-    assert _queued(resources) == [jobs[1].job_id]
+    assert queued(resources) == [jobs[1].job_id]
 
 
 def test_a_next_job_deleted_meanwhile_is_not_registered_again_from_its_stale_row(
@@ -147,7 +114,7 @@ def test_a_next_job_deleted_meanwhile_is_not_registered_again_from_its_stale_row
 ) -> None:
     from workers.celery.tasks import answer_job, parse_job
 
-    [job] = _line(resources, corpus_tenant, 1)
+    [job] = thread_line(resources, corpus_tenant, 1, TORQUE_Q)
     with transaction(resources.sessions) as session:
         record = repo.get_job(session, job.tenant_id, job.job_id)
         assert record is not None
@@ -165,21 +132,21 @@ def test_a_next_job_deleted_meanwhile_is_not_registered_again_from_its_stale_row
 def test_with_no_drain_time_the_next_job_goes_through_the_queue(
     resources: Resources, corpus_tenant: str
 ) -> None:
-    jobs = _line(resources, corpus_tenant, 3)
+    jobs = thread_line(resources, corpus_tenant, 3, TORQUE_Q)
 
     _run_task(jobs[0])
 
     assert [o is not None for o in _outcomes(resources, jobs)] == [True, False, False]
-    assert _queued(resources) == [jobs[1].job_id]
+    assert queued(resources) == [jobs[1].job_id]
 
 
 def test_a_job_behind_an_unregistered_earlier_one_is_not_run_but_woken(
     resources: Resources, corpus_tenant: str
 ) -> None:
     # Job 1 is in the thread's Redis line (submitted) but no worker has registered it yet.
-    jobs = _line(resources, corpus_tenant, 3, register=range(0, 3, 2))
+    jobs = thread_line(resources, corpus_tenant, 3, TORQUE_Q, register={0, 2})
 
     _run_task(jobs[0])
 
     assert [o is not None for o in _outcomes(resources, jobs)] == [True, False, False]
-    assert _queued(resources) == [jobs[2].job_id]  # it will wait its turn off the queue
+    assert queued(resources) == [jobs[2].job_id]  # it will wait its turn off the queue

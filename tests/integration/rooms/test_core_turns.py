@@ -7,11 +7,8 @@ lock left by a job that has finished does not count.
 
 from __future__ import annotations
 
-import base64
-import json
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -19,9 +16,9 @@ import pytest
 from pipeline.deps import Models
 from tests.integration.graph_helpers import torque_model
 from tests.integration.harness import producer
-from workers.contracts.jobs import Job, OutcomeBody, new_job
+from tests.integration.rooms.lines import queued, thread_line
+from workers.contracts.jobs import Job, OutcomeBody
 from workers.core.context import context_of
-from workers.core.tenants import ensure_tenant
 from workers.core.turns import wake_next
 from workers.db import repository as repo
 from workers.db.engine import transaction
@@ -42,56 +39,31 @@ def resources(settings: Any, migrated_db: str) -> Iterator[Resources]:
     res.close()
 
 
-def _queued(res: Resources) -> list[str]:
-    """Job ids of the answer messages waiting on the questions queue, oldest first."""
-    ids = []
-    for raw in reversed(res.redis.lrange(res.settings.queue, 0, -1)):
-        args = json.loads(base64.b64decode(json.loads(raw)["body"]))[0]
-        ids.append(args[0]["job_id"])
-    return ids
-
-
-def _line(res: Resources, tenant: str, n: int) -> list[Job]:
-    ensure_tenant(res.sessions, tenant)
-    thread = f"th-{uuid.uuid4().hex[:8]}"
-    start = datetime.now(UTC) - timedelta(seconds=10)
-    jobs = [
-        new_job(tenant, thread, f"question {i}").model_copy(
-            update={"submitted_at": start + timedelta(seconds=i)}
-        )
-        for i in range(n)
-    ]
-    with transaction(res.sessions) as session:
-        for job in jobs:
-            repo.register_job(session, job)
-    return jobs
-
-
 def test_the_oldest_job_of_an_idle_thread_is_sent_once_per_debounce(
     resources: Resources, corpus_tenant: str
 ) -> None:
     app = producer(resources.settings.redis_url)
-    first, _second = _line(resources, corpus_tenant, 2)
+    first, _second = thread_line(resources, corpus_tenant, 2)
     ctx = context_of(resources)
     assert wake_next(app, ctx, first.tenant_id, first.thread_id) == first.job_id
     assert wake_next(app, ctx, first.tenant_id, first.thread_id) is None  # debounced
-    assert _queued(resources) == [first.job_id]
+    assert queued(resources) == [first.job_id]
     resources.redis.delete(f"crag:wake:{first.tenant_id}:{first.thread_id}:{first.job_id}")
     assert wake_next(app, ctx, first.tenant_id, first.thread_id) == first.job_id
-    assert _queued(resources) == [first.job_id, first.job_id]
+    assert queued(resources) == [first.job_id, first.job_id]
 
 
 def test_a_running_holder_keeps_the_next_job_asleep_a_finished_one_does_not(
     resources: Resources, corpus_tenant: str
 ) -> None:
     app = producer(resources.settings.redis_url)
-    first, second = _line(resources, corpus_tenant, 2)
+    first, second = thread_line(resources, corpus_tenant, 2)
     ctx = context_of(resources)
     lock = lock_name(first.tenant_id, first.thread_id)
     resources.redis.set(lock, f"{first.job_id}@host:1:cafe", px=30_000)  # first is running
     try:
         assert wake_next(app, ctx, first.tenant_id, first.thread_id) is None
-        assert _queued(resources) == []
+        assert queued(resources) == []
         with transaction(resources.sessions) as session:  # first ends; its lock is left
             repo.start_job(session, first)
             repo.save_outcome(
@@ -101,7 +73,7 @@ def test_a_running_holder_keeps_the_next_job_asleep_a_finished_one_does_not(
                 has_webhook=False,
             )
         assert wake_next(app, ctx, first.tenant_id, first.thread_id) == second.job_id
-        assert _queued(resources) == [second.job_id]
+        assert queued(resources) == [second.job_id]
     finally:
         resources.redis.delete(lock)
 
