@@ -31,6 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.fleet import GRAPHS
 from bench.preflight import BenchSetupError, check_key, preflight
 from bench.probes import Probes
 from workers.settings import Settings
@@ -44,7 +45,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--cprofile", type=int, default=0, help="print the top N functions")
     parser.add_argument("--console-spans", action="store_true", help="console span exporter on")
-    parser.add_argument("--graph", choices=["corrective", "trivial"], default="corrective")
+    parser.add_argument("--graph", choices=sorted(GRAPHS), default="corrective")
     args = parser.parse_args()
     try:
         check_key(Settings())

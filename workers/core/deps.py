@@ -33,21 +33,17 @@ def job_deps(res: Resources, job: Job, policy: TenantPolicy | None = None) -> De
 
     policy = policy or TenantPolicy()
     web = job.options.allow_web and policy.web_search
-    prefix, split = res.settings.index_prefix, res.settings.multi_hop
-    retriever: Retriever = TenantRetriever(
-        res.es, job.tenant_id, index_prefix=prefix, split_compound=split
-    )
-    if policy.retrieval == "hybrid":
-        try:
-            retriever = TenantRetriever(
-                res.es,
-                job.tenant_id,
-                index_prefix=prefix,
-                embeddings=res.embeddings(),
-                split_compound=split,
-            )
-        except RetrievalError as exc:
-            retriever = _Unavailable(str(exc))
+    retriever: Retriever
+    try:
+        retriever = TenantRetriever(
+            res.es,
+            job.tenant_id,
+            index_prefix=res.settings.index_prefix,
+            embeddings=res.embeddings() if policy.retrieval == "hybrid" else None,
+            split_compound=res.settings.multi_hop,
+        )
+    except RetrievalError as exc:  # a hybrid tenant whose embedding model cannot load
+        retriever = _Unavailable(str(exc))
     return Deps(
         tenant_id=job.tenant_id,
         models=res.models,

@@ -34,7 +34,7 @@ from workers.db.models import JobRecord, OutcomeRecord, Tenant
 from workers.delivery.policy import intake_problem
 from workers.delivery.progress_push import ProgressTarget
 from workers.runtime.checkpointing import GUARD_KEY, CheckpointGuard
-from workers.runtime.lock import holder_of, lock_name, thread_lock
+from workers.runtime.lock import holding_job, thread_lock
 from workers.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -217,11 +217,7 @@ def answer_job(
 
 def _runs_elsewhere(ctx: JobContext, job: Job) -> bool:
     """Whether the thread's lock is held by a run of this same job (another copy of it)."""
-    token = ctx.redis.get(lock_name(job.tenant_id, job.thread_id))
-    if token is None:
-        return False
-    holder = token.decode() if isinstance(token, bytes) else str(token)
-    return holder_of(holder)[0] == job.job_id
+    return holding_job(ctx.redis, job.tenant_id, job.thread_id) == job.job_id
 
 
 def _register(session: Session, job: Job) -> JobRecord:

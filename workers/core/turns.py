@@ -20,7 +20,7 @@ from workers.core.context import JobContext
 from workers.db import repository as repo
 from workers.db.engine import transaction
 from workers.db.models import JobRecord
-from workers.runtime.lock import holder_of, lock_name
+from workers.runtime.lock import holding_job
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +54,10 @@ def idle_head(ctx: JobContext, tenant_id: str, thread_id: str) -> JobRecord | No
     A lock left by a job whose outcome is stored does not count as held (the next job
     breaks it). One Redis read and one short transaction.
     """
-    holder = ctx.redis.get(lock_name(tenant_id, thread_id))
+    holder = holding_job(ctx.redis, tenant_id, thread_id)
     with transaction(ctx.sessions) as session:
-        if holder is not None:
-            token = holder.decode() if isinstance(holder, bytes) else str(holder)
-            holder_id, _ = holder_of(token)  # the token is ``<job id>@<process id>``
-            if repo.get_outcome(session, tenant_id, holder_id) is None:
-                return None
+        if holder is not None and repo.get_outcome(session, tenant_id, holder) is None:
+            return None
         return repo.next_in_line(session, tenant_id, thread_id)
 
 

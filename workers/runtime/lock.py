@@ -68,6 +68,18 @@ def holder_of(token: str) -> tuple[str, str]:
     return job_id, process_id
 
 
+def holding_job(redis: Redis, tenant_id: str, thread_id: str) -> str | None:
+    """The job id whose run holds the thread's lock (finished or not), ``None`` when free.
+
+    Raises:
+        redis.exceptions.RedisError: Redis could not be reached.
+    """
+    raw = redis.get(lock_name(tenant_id, thread_id))
+    if raw is None:
+        return None
+    return holder_of(raw.decode() if isinstance(raw, bytes) else str(raw))[0]
+
+
 class _Heartbeat:
     """This process's heartbeat key and the releases still owed to Redis (one per process)."""
 
