@@ -8,6 +8,9 @@ text (``.txt``, PDF) at paragraphs, lines, sentences, words. Chunk ids come from
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from corpus.loaders import Markup, SourceFile
@@ -132,6 +135,58 @@ def continued_terms(text: str, pieces: list[str]) -> list[str | None]:
     return terms
 
 
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+"""The rule under a Markdown table's header row: ``|---|:---:|``."""
+
+
+def continued_table_headers(text: str, pieces: list[str]) -> list[str | None]:
+    """For each piece of ``text``, the header of the Markdown table it starts inside, if any.
+
+    A table split across chunks leaves its later rows without the header that says what
+    each column holds ("| PostgreSQL 17 | 2024-09-26 |" no longer says that the date is
+    the release date), so neither the conflict check (which reads a column by its header,
+    :mod:`pipeline.conflicts`) nor the model can read them. Each chunk that starts at a
+    row below a table's header gets that header and its rule as first lines, the way
+    :func:`continued_terms` gives a chunk its term line.
+
+    Args:
+        text: The source's whole text.
+        pieces: Its chunks in order, as the splitter returned them (substrings of ``text``).
+
+    Returns:
+        One entry per piece: the header row and its rule (two lines), or ``None``.
+    """
+    lines = text.split("\n")
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    headers: list[str | None] = []
+    cursor = 0
+    for piece in pieces:
+        start = text.find(piece, cursor)
+        if start < 0:
+            headers.append(None)
+            continue
+        cursor = start + 1
+        row = bisect.bisect_right(starts, start) - 1
+        headers.append(_header_above(lines, row) if not text[starts[row] : start].strip() else None)
+    return headers
+
+
+def _header_above(lines: list[str], row: int) -> str | None:
+    """The header row and rule of the table whose body row ``row`` is, or ``None``."""
+    if not lines[row].lstrip().startswith("|") or _TABLE_RULE.match(lines[row]):
+        return None
+    for up in range(row - 1, 0, -1):
+        if not lines[up].lstrip().startswith("|"):
+            return None
+        if _TABLE_RULE.match(lines[up]):
+            above = lines[up - 1].strip()
+            return f"{above}\n{lines[up].strip()}" if above.startswith("|") else None
+    return None
+
+
 def chunk_source(
     source: SourceFile,
     tenant_id: str,
@@ -151,16 +206,19 @@ def chunk_source(
         Documents in text order with ``position`` 0, 1, ...; ``source_type`` is
         ``"index"`` and ``id`` is ``chunk_id(source.locator, position)``. No ``score``. A
         chunk that starts inside a term's description begins with that term line
-        (:func:`continued_terms`).
+        (:func:`continued_terms`), and one that starts inside a Markdown table with the
+        table's header row (:func:`continued_table_headers`).
 
     Raises:
         ValueError: The sizes are out of range.
     """
     splitter = make_splitter(source.markup, chunk_size, chunk_overlap)
     pieces = [piece for piece in splitter.split_text(source.text) if piece.strip()]
+    terms = continued_terms(source.text, pieces)
+    headers = continued_table_headers(source.text, pieces)
     pieces = [
-        f"{term}\n\n{piece}" if term else piece
-        for piece, term in zip(pieces, continued_terms(source.text, pieces), strict=True)
+        (f"{term}\n\n" if term else "") + (f"{header}\n" if header else "") + piece
+        for piece, term, header in zip(pieces, terms, headers, strict=True)
     ]
     return [
         Document(

@@ -20,6 +20,7 @@ from pipeline.conflicts import (
     losing_sources,
     resolve,
 )
+from pipeline.corroboration import corroborating, cross_check
 from pipeline.deps import Deps
 from pipeline.documents import Document
 from pipeline.grounding import (
@@ -53,15 +54,16 @@ def relevant_documents(state: CragState) -> list[Document]:
     """The sources of an answer, without repeats.
 
     Index chunks kept from an ambiguous round first, then the chunks graded relevant in the
-    current round, best score first; never a source a more trusted one contradicts
-    (``distrusted``).
+    current round, best score first, then the chunks the cross-check search found in a
+    conflict (:func:`pipeline.corroboration.corroborating`); never a source a more trusted
+    one contradicts (``distrusted``).
     """
     graded = sorted(
         (g for g in state.get("graded", []) if g["relevant"]), key=lambda g: -g["score"]
     )
     seen: set[str] = set(state.get("distrusted", []))
     sources = []
-    for doc in [*state.get("kept", []), *(g["document"] for g in graded)]:
+    for doc in [*state.get("kept", []), *(g["document"] for g in graded), *corroborating(state)]:
         if doc["id"] not in seen:
             seen.add(doc["id"])
             sources.append(doc)
@@ -281,6 +283,8 @@ def finalize(state: CragState, runtime: Runtime[Deps]) -> Update:
     detail = f"grounded answer via {state['route']}"
     if conflict := state.get("conflict"):
         detail += f"; {conflict['detail']}"
+    if (checked := state.get("cross_check")) and checked["error"]:
+        detail += f"; the cross-check search for another source failed: {checked['error']}"
     outcome = {
         "status": "answered",
         "answer": text,
@@ -386,9 +390,14 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
     own words and citing them, still verified like any answer.
     """
     docs = relevant_documents(state)
-    found = find_conflict(asked(state), docs)
+    found = find_conflict(asked(state), docs, {d["id"] for d in corroborating(state)})
+    update: Update = {}
     if found is None:
-        return {}
+        update, found = cross_check(state, deps, docs)
+        if found is None:
+            return update
+        state = {**state, **update}  # type: ignore[typeddict-item]
+        docs = relevant_documents(state)  # with the sources the cross-check found
     by_id = {d["id"]: d for d in docs}
     values = {
         side.statements[0].written or side.value: [by_id[i]["locator"] for i in side.source_ids]
@@ -402,6 +411,8 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
         "winner": None,
         "detail": found.describe(by_id),
     }
+    if update.get("cross_check"):
+        record["detail"] += f" (found by the cross-check search {update['cross_check']['query']!r})"
     winner = resolve(found, docs, deps.trust)
     if winner is not None:
         shown = winner.statements[0].written or winner.value
@@ -411,7 +422,10 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
             "detail": f"{record['detail']}; the more trusted source wins ({shown})",
         }
         distrusted = sorted(losing_sources(found, winner))
-        return {"conflict": record, "distrusted": [*state.get("distrusted", []), *distrusted]}
+        return update | {
+            "conflict": record,
+            "distrusted": [*state.get("distrusted", []), *distrusted],
+        }
     if deps.on_conflict == "both":
         sides = [by_id[i] for side in found.sides for i in side.source_ids[:1]]
         generation: Generation = {
@@ -420,12 +434,12 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
             "sources": [d["id"] for d in sides],
         }
         record |= {"settled": "both", "detail": f"{record['detail']}; both are given"}
-        return {
+        return update | {
             "conflict": record,
             "generation": generation | {"answer": published_answer(generation)},
             "feedback": "",
         }
-    return {
+    return update | {
         "conflict": record,
         "generation": None,
         "feedback": record["detail"],

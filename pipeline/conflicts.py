@@ -97,7 +97,7 @@ _UNITS: dict[str, tuple[str, float]] = {
     "%": ("percent", 1), "percent": ("percent", 1),
 }  # fmt: skip
 _VALUE = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)\s*("
+    r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*("
     + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
     + r")?(?![\w.]*\d)(?![a-z])"
     r"|(?:\b(?:is|to|of|=)\s*['\"`]?)(on|off|true|false|enabled|disabled)\b",
@@ -212,18 +212,43 @@ class Conflict:
         return f"the sources disagree on the {self.aspect} of {self.subject}: " + " vs ".join(parts)
 
 
-def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
-    """The values ``doc`` states for an aspect of one of ``subjects`` (lower-cased names)."""
+def names(subject: str, text: str) -> bool:
+    """Whether ``text`` names ``subject`` (lower-cased) as a whole name.
+
+    ``gc.auto`` is not named by ``gc.autoPackLimit``, nor ``port`` by ``ports`` or
+    ``port_range``; a full stop after the name ends a sentence, not the name.
+    """
+    pattern = rf"(?<![\w.-]){re.escape(subject)}(?![\w-]|\.\w)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> list[Statement]:
+    """The values ``doc`` states for an aspect of one of ``subjects`` (lower-cased names).
+
+    Args:
+        doc: The source.
+        subjects: What the question asks about (:func:`subjects_of`).
+        strict: Read only what is plainly about the subject: under its own term line, or in
+            a sentence that names it and no other setting, outside another setting's entry,
+            with the value after its cue ("the default is 100", not "set it to -1 to revert
+            to the default").
+            For sources the question's search did not rank (the cross-check search of
+            :mod:`pipeline.corroboration`), where a sentence that names the subject in
+            passing ("1/32nd of shared_buffers", under ``wal_buffers``) is usually about
+            something else.
+    """
     found: list[Statement] = []
     current: str | None = None
+    elsewhere = False  # inside another setting's entry
     columns: dict[int, str] = {}  # table column -> the aspect its header names
     for line in doc["text"].splitlines():
         term = _TERM_LINE.match(line) or _HEADING.match(line)
         if term and term.group(1).lower() in subjects:
-            current = term.group(1).lower()
+            current, elsewhere = term.group(1).lower(), False
             continue
         if term and ("_" in term.group(1) or line.lstrip().startswith("#")):
             current = None  # another setting's entry (or another section) starts
+            elsewhere = "_" in term.group(1) or "." in term.group(1)
             continue
         if "|" in line:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -236,7 +261,7 @@ def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
             if header and not any(_VALUE.search(c) or _DATE.search(c) for c in cells):
                 columns = header
                 continue
-            named = [s for s in subjects if s in line.lower()]
+            named = [s for s in subjects if names(s, line)]
             for n, aspect in columns.items():
                 if named and n < len(cells) and named[0] not in cells[n].lower():
                     for value, written in _values(cells[n], aspect)[:1]:
@@ -248,25 +273,34 @@ def statements(doc: Document, subjects: Sequence[str]) -> list[Statement]:
             columns = {}
         for sentence in _SENTENCE.findall(line):
             lowered = sentence.lower()
-            named = [s for s in subjects if s in lowered] or ([current] if current else [])
-            if not named:
+            named = [s for s in subjects if names(s, lowered)] or ([current] if current else [])
+            if not named or (
+                strict and current is None and _in_passing(sentence, named, elsewhere)
+            ):
                 continue
             for aspect, pattern in _ASPECTS:
                 cue = re.search(pattern, sentence, re.IGNORECASE)
                 if cue is None:
                     continue
                 window = sentence[max(0, cue.start() - 40) : cue.start()]
-                values = (
-                    _values(sentence[cue.start() :], aspect)[:1]
-                    or _values(re.split(r"[;:]\s", window)[-1], aspect)[-1:]
-                    or _values(window, aspect)[-1:]
-                )  # "listens on port 5432 by default", "the port it listens on; 5432 by default"
+                values = _values(sentence[cue.start() :], aspect)[:1]
+                if not values and not strict:  # strictly, "set it to -1 to revert to the default"
+                    values = (
+                        _values(re.split(r"[;:]\s", window)[-1], aspect)[-1:]
+                        or _values(window, aspect)[-1:]
+                    )  # "port 5432 by default", "the port it listens on; 5432 by default"
                 for value, written in values:
                     found.append(
                         Statement(doc["id"], named[0], aspect, value, sentence.strip(), written)
                     )
                 break
     return found
+
+
+def _in_passing(sentence: str, named: Sequence[str], elsewhere: bool) -> bool:
+    """Whether a sentence names the subject only in passing (see ``strict``)."""
+    others = {i for i in identifiers(sentence) if ("_" in i or "." in i) and i not in named}
+    return elsewhere or bool(others)
 
 
 def subjects_of(question: str) -> list[str]:
@@ -328,7 +362,9 @@ that listens on TCP port 113"): a port sentence about one of these is not about 
 or Git, unless the question names it."""
 
 
-def asked_statements(question: str, doc: Document, subjects: Sequence[str]) -> list[Statement]:
+def asked_statements(
+    question: str, doc: Document, subjects: Sequence[str], strict: bool = False
+) -> list[Statement]:
     """:func:`statements` of ``doc``, without those giving another program's port.
 
     A port question that names no setting has the generic subject ``port``; a sentence that
@@ -337,7 +373,7 @@ def asked_statements(question: str, doc: Document, subjects: Sequence[str]) -> l
     port, not a rival value for the one asked about. Any other owner ("the staging server",
     "the Postgres daemon", "our database server") still counts.
     """
-    found = statements(doc, subjects)
+    found = statements(doc, subjects, strict)
     named = {w.lower() for w in re.findall(r"[\w-]+", question)}
     return [
         st
@@ -350,20 +386,24 @@ def asked_statements(question: str, doc: Document, subjects: Sequence[str]) -> l
     ]
 
 
-def find_conflict(question: str, docs: Sequence[Document]) -> Conflict | None:
+def find_conflict(
+    question: str, docs: Sequence[Document], strict: Iterable[str] = ()
+) -> Conflict | None:
     """The first aspect of a setting the question names on which ``docs`` disagree.
 
     Two sources disagree when the values each gives for the aspect have none in common (a
     source may give several, in different sentences). ``None`` when the
-    question names no setting or the sources agree.
+    question names no setting or the sources agree. Sources whose ids are in ``strict``
+    are read strictly (:func:`statements`).
     """
+    strict = set(strict)
     subjects = subjects_of(question)
     if not subjects:
         return None
     by_key: dict[tuple[str, str], dict[str, set[str]]] = {}
     said: dict[tuple[str, str, str], list[Statement]] = {}
     for doc in docs:
-        for st in asked_statements(question, doc, subjects):
+        for st in asked_statements(question, doc, subjects, doc["id"] in strict):
             by_key.setdefault((st.subject, st.aspect), {}).setdefault(st.source_id, set()).add(
                 st.value
             )

@@ -150,6 +150,8 @@ class Limits:
             before the answer is written again (ITER-RETGEN). Off by default: on the
             held-out questions they answered 2 multi-hop questions more, both wrongly
             (README, *Answer quality*).
+        cross_check_k: Chunks fetched by the cross-check search for the fact the kept
+            sources state (:mod:`pipeline.corroboration`); 0 turns it off.
     """
 
     max_rewrites: int = 2
@@ -164,6 +166,7 @@ class Limits:
     min_lexical_support: float = 0.6
     context_window_tokens: int = 8192
     multi_hop: bool = False
+    cross_check_k: int = 8
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from opentelemetry import trace
 
 from pipeline import prompts
 from pipeline.answering import relevant_documents
-from pipeline.callouts import WITHHELD, withhold_callouts
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
 from pipeline.grounding import normalise_query
@@ -30,10 +29,11 @@ from pipeline.meter import Meter
 from pipeline.refine import excerpt
 from pipeline.rules import is_small_talk, ruled_route
 from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
+from pipeline.screening import screened
 from pipeline.standing import kept_for_web_round, lacking_query
 from pipeline.state import RESET, CragState, Route, Update, asked, turn_reset
 from pipeline.tracing import traced_node
-from pipeline.values import FlaggedSource, GradedDocument
+from pipeline.values import GradedDocument
 
 log = logging.getLogger(__name__)
 
@@ -342,35 +342,3 @@ def web_search(state: CragState, runtime: Runtime[Deps]) -> Update:
     except WebSearchError as exc:
         return update | {"documents": [], "retrieval_error": str(exc)}
     return update | screened(state, docs)
-
-
-def screened(state: CragState, docs: list[Document]) -> Update:
-    """The round's documents with every callout aimed at automated readers cut out.
-
-    The passages (:func:`pipeline.callouts.withhold_callouts`) are recorded in ``flagged``
-    and replaced in the text every prompt sees; a document left with nothing else is
-    dropped. The stored chunk, its id and its citation are unchanged.
-    """
-    flagged = list(state.get("flagged", []))
-    clean: list[Document] = []
-    for doc in docs:
-        text, callouts = withhold_callouts(doc["text"])
-        for c in callouts:
-            flag: FlaggedSource = {
-                "id": doc["id"],
-                "locator": doc["locator"],
-                "why": c.why,
-                "passage": c.passage,
-            }
-            if flag not in flagged:  # a later round may retrieve the same chunk again
-                flagged.append(flag)
-        if callouts:
-            if len(text.replace(WITHHELD, "").strip()) < _MIN_SCREENED_CHARS:
-                continue
-            doc = {**doc, "text": text}
-        clean.append(doc)
-    return {"documents": clean, "flagged": flagged}
-
-
-_MIN_SCREENED_CHARS = 40
-"""A screened document with less text than this left is dropped: it was the callout."""

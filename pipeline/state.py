@@ -13,6 +13,7 @@ from pipeline.documents import Document
 from pipeline.values import (
     Budget,
     ConflictRecord,
+    CrossCheck,
     FlaggedSource,
     Generation,
     GradedDocument,
@@ -129,6 +130,9 @@ class CragState(TypedDict, total=False):
     distrusted: NotRequired[list[str]]
     """Ids of sources left out of generation because a more trusted source contradicts
     them."""
+    cross_check: NotRequired[CrossCheck | None]
+    """The turn's second search for the fact its kept sources state, once they state a
+    value the question asks for (:mod:`pipeline.corroboration`); ``None`` until then."""
     web_used: bool
     """True once a web search ran this turn."""
     generation: Generation | None
@@ -201,6 +205,7 @@ def turn_reset() -> dict[str, Any]:
         "flagged": [],
         "conflict": None,
         "distrusted": [],
+        "cross_check": None,
         "web_used": False,
         "generation": None,
         "feedback": "",

@@ -126,6 +126,21 @@ class ConflictRecord(TypedDict):
     detail: str
 
 
+class CrossCheck(TypedDict):
+    """The turn's second search for the fact its kept sources state (:mod:`pipeline.corroboration`).
+
+    Attributes:
+        query: What was searched (the setting and the aspect: ``"bgwriter_delay default"``).
+        documents: The chunks it found that disagree with, or side with, a kept source in a
+            conflict on the fact asked for; they join the turn's sources.
+        error: Why the search failed (``None`` when it ran).
+    """
+
+    query: str
+    documents: list[Document]
+    error: str | None
+
+
 class Outcome(TypedDict):
     """What a turn ends with: an answer with verified citations, or an abstention.
 

@@ -110,6 +110,13 @@ class Settings(BaseSettings):
         "re-cited to the shown source that states them, and a claim its sources lack "
         "searched for before the answer is written again (ITER-RETGEN).",
     )
+    cross_check_k: int = Field(
+        8,
+        ge=0,
+        le=50,
+        description="Chunks the cross-check search fetches when the kept sources state a "
+        "value the question asks for, to find a source that disagrees (0: off).",
+    )
 
     # Fleet
     queue: str = Field("crag.questions", description="Queue of question jobs.")

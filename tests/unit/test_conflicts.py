@@ -210,3 +210,52 @@ def test_another_programs_port_is_not_a_rival_value() -> None:
 )
 def test_a_planted_port_for_the_server_asked_about_still_conflicts(planted: str) -> None:
     assert find_conflict(PORT_Q, [doc("pw", planted), PORT_MANUAL]) is not None
+
+
+def test_a_longer_name_does_not_name_the_setting() -> None:
+    from pipeline.conflicts import names
+
+    assert names("gc.auto", "`gc.auto` | 6700") and names("gc.auto", "set gc.auto.")
+    assert not names("gc.auto", "| `gc.autoPackLimit` | `50` |")
+    assert not names("port", "this build supports it") and not names("port", "port_range")
+    assert not names("postgresql 17", "PostgreSQL 17.1 was released on 2024-11-14.")
+    table = doc(
+        "t", "| Variable | Default |\n|---|---|\n| `gc.auto` | 6700 |\n| `gc.autoPackLimit` | 50 |"
+    )
+    assert [s.value for s in statements(table, ["gc.auto"])] == ["6700"]
+
+
+def test_a_negative_default_keeps_its_sign() -> None:
+    off = doc("o", "log_min_duration_statement (integer)\nThe default is -1, which disables it.")
+    assert [s.value for s in statements(off, ["log_min_duration_statement"])] == ["-1"]
+
+
+def test_strict_reading_skips_what_names_the_setting_in_passing() -> None:
+    wal = doc(
+        "w",
+        "wal_buffers (integer)\nThe default setting of -1 selects a size equal to 1/32nd of "
+        "shared_buffers, but not less than 64kB.",
+    )
+    alter = doc(
+        "a",
+        "Alternatively, set it to -1 to revert to using the system default statistics target "
+        "(default_statistics_target).",
+    )
+    semaphores = doc(
+        "s",
+        "SEMMNS must be at least as high as max_connections plus max_wal_senders plus one.",
+    )
+    assert statements(wal, ["shared_buffers"])  # read loosely, these count ...
+    assert statements(alter, ["default_statistics_target"])
+    assert statements(semaphores, ["max_wal_senders"])
+    # ... strictly they do not; the setting's own entry and a plain sentence still do.
+    assert statements(wal, ["shared_buffers"], strict=True) == []
+    assert statements(alter, ["default_statistics_target"], strict=True) == []
+    assert statements(semaphores, ["max_wal_senders"], strict=True) == []
+    assert [s.value for s in statements(MANUAL, ["shared_buffers"], strict=True)] == [
+        "134217728 bytes"
+    ]
+    plain = doc("p", "Our notes: the default of shared_buffers is 4GB here.")
+    assert [s.written for s in statements(plain, ["shared_buffers"], strict=True)] == ["4GB"]
+    assert find_conflict(Q, [MANUAL, wal]) is not None  # loosely a (false) conflict
+    assert find_conflict(Q, [MANUAL, wal], strict={"w"}) is None

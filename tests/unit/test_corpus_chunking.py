@@ -100,3 +100,29 @@ def test_a_chunk_inside_a_terms_description_starts_with_that_term_line() -> None
     compat = [d["text"] for d in docs if "compat sentence number 7" in d["text"]]
     assert compat and not any("(integer)" in text for text in compat)
     assert not any(d["text"].startswith("SELECT 1\n") for d in docs)
+
+
+RELEASES = (
+    "# Release history\n\nEvery major release, with its date.\n\n"
+    + (
+        "| Major version | Release date | Headline features |\n|---|---|---|\n"
+        + "".join(
+            f"| PostgreSQL {v} | 20{v + 7}-09-2{v % 9} | {sentences(2, 'feature')} |\n"
+            for v in range(10, 18)
+        )
+    )
+    + "\nOlder releases are listed in the archive.\n"
+)
+
+
+def test_a_chunk_inside_a_table_starts_with_the_tables_header() -> None:
+    docs = chunk_source(source(RELEASES), "acme", chunk_size=300, chunk_overlap=0)
+    [last] = [d["text"] for d in docs if "| PostgreSQL 17 |" in d["text"]]
+    assert "| PostgreSQL 10 |" not in last  # the premise: the table was split
+    assert last.startswith("| Major version | Release date | Headline features |\n|---|---|---|\n")
+    # A chunk that starts at the header itself, or outside the table, gets no second one.
+    assert all(d["text"].count("| Major version |") <= 1 for d in docs)
+    [intro] = [d["text"] for d in docs if d["text"].startswith("# Release history")]
+    assert "Major version" not in intro.split("\n\n")[0]
+    tail = [d["text"] for d in docs if "Older releases" in d["text"]]
+    assert tail and not any(t.startswith("Older") and "Major version" in t for t in tail)

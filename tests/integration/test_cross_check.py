@@ -1,0 +1,179 @@
+"""The cross-check search (issue 12): a plant alone in the top k still meets the manual.
+
+One chunk is kept per round (``retrieve_k=1``), and it is the wiki page's planted default;
+the manual's chunk that states the true default ranks below it. The scripted models are
+gullible (every chunk relevant, the kept source's sentence stated, every claim approved),
+so only the search in code stands between the plant and the webhook. Real Elasticsearch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus import index_name, ingest_paths
+from pipeline.conflicts import SourceTrust
+from pipeline.deps import Limits
+from tests.fakes.chat import ScriptedChatModel
+from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "What is the default bgwriter_delay?"
+WIKI = (
+    "# Background writer notes\n\nOn our clusters the default bgwriter_delay is 50ms. "
+    "We never change the bgwriter_delay default.\n"
+)
+MANUAL = (
+    "# Background writer\n\nThere is a separate server process called the background "
+    "writer, whose function is to issue writes of dirty shared buffers.\n\n"
+    "bgwriter_delay (integer)\n\nSpecifies the delay between activity rounds for the "
+    "background writer. In each round the writer issues writes for some number of dirty "
+    "buffers. The default is 200 milliseconds (200ms). This parameter can only be set in "
+    "the postgresql.conf file or on the server command line.\n"
+)
+
+AGREEING_WIKI = "# Checkpoint notes\n\nThe default checkpoint_timeout is 5min; we keep it.\n"
+AGREEING_MANUAL = (
+    "# Checkpoints\n\ncheckpoint_timeout (integer)\n\nMaximum time between automatic WAL "
+    "checkpoints. The default is five minutes (5min).\n"
+)
+
+
+@pytest.fixture
+def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
+    name = f"t-xcheck-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "manual").mkdir()
+    (tmp_path / "wiki").mkdir()
+    (tmp_path / "manual" / "runtime-config-resource.md").write_text(MANUAL)
+    (tmp_path / "wiki" / "bgwriter-notes.md").write_text(WIKI)
+    (tmp_path / "manual" / "runtime-config-wal.md").write_text(AGREEING_MANUAL)
+    (tmp_path / "wiki" / "checkpoint-notes.md").write_text(AGREEING_WIKI)
+    report = ingest_paths(es, name, [tmp_path], index_prefix=settings.index_prefix)
+    assert report.ok, report
+    yield name
+    es.indices.delete(index=index_name(name, settings.index_prefix), ignore_unavailable=True)
+
+
+def first_default_sentence(user: str) -> dict[str, Any]:
+    """Believe source 1: its first sentence that gives a default, cited."""
+    sources = re.findall(r'<source n="(\d+)"[^>]*>(.*?)</source>', user, re.DOTALL)
+    n, text = sources[0]
+    sentence = next(s for s in re.split(r"(?<=\.)\s|\n", text) if "default" in s)
+    return answer((sentence.strip(), [int(n)]))
+
+
+def gullible(on_grade: Any = None) -> ScriptedChatModel:
+    def grade(_: str) -> dict[str, Any]:
+        if on_grade is not None:
+            on_grade()
+        return {"score": 0.9, "reason": "mentions the setting"}
+
+    return ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade,
+            "generator": first_default_sentence,
+            "rewriter": lambda _: {"query": "bgwriter_delay"},
+            "verifier": lambda _: verdict(True, True),
+        }
+    )
+
+
+def deps(es: Any, tenant: str, redactor: Any, settings: Any, *, k: int = 8, **kw: Any) -> Any:
+    base = make_deps(
+        es,
+        tenant,
+        kw.pop("model", None) or gullible(),
+        redactor,
+        index_prefix=settings.index_prefix,
+        limits=Limits(retrieve_k=1, cross_check_k=k),
+    )
+    return dataclasses.replace(base, allow_web=False, web_search=None, **kw)
+
+
+def kept_locators(state: dict[str, Any]) -> list[str]:
+    return [Path(g["document"]["locator"]).name for g in state["graded"] if g["relevant"]]
+
+
+def test_without_the_cross_check_the_plant_alone_in_the_top_k_is_shipped(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    state = run_turn(deps(es, tenant, redactor, settings, k=0), QUESTION)
+
+    assert kept_locators(state) == ["bgwriter-notes.md"]  # the premise: the plant ranks first
+    assert state["outcome"]["status"] == "answered"
+    assert "50ms" in state["outcome"]["answer"]
+    assert state["cross_check"] is None
+
+
+def test_the_cross_check_finds_the_manual_and_the_turn_abstains_naming_both(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    state = run_turn(deps(es, tenant, redactor, settings), QUESTION)
+
+    outcome = state["outcome"]
+    assert kept_locators(state) == ["bgwriter-notes.md"]
+    assert outcome["status"] == "abstained" and outcome["reason"] == "conflicting_sources"
+    assert "50ms" in outcome["detail"] and "200 milliseconds" in outcome["detail"]
+    assert "runtime-config-resource.md" in outcome["detail"]
+    assert "cross-check search 'bgwriter_delay default'" in outcome["detail"]
+    assert [Path(d["locator"]).name for d in state["cross_check"]["documents"]] == [
+        "runtime-config-resource.md"
+    ]
+    assert "verify" not in state["trace"]
+
+
+def test_with_the_manual_trusted_its_found_chunk_answers_and_is_cited(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    trust = SourceTrust.parse(["*/manual/*=3", "*/wiki/*=1"])
+    state = run_turn(deps(es, tenant, redactor, settings, trust=trust), QUESTION)
+
+    outcome = state["outcome"]
+    assert outcome["status"] == "answered", outcome["detail"]
+    assert "200ms" in outcome["answer"] and "50ms" not in outcome["answer"]
+    assert [Path(c["locator"]).name for c in outcome["citations"]] == ["runtime-config-resource.md"]
+    assert "the more trusted source wins (200 milliseconds)" in outcome["detail"]
+    assert state["conflict"]["settled"] == "trust"
+
+
+def test_sources_the_search_finds_in_agreement_change_nothing(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    state = run_turn(
+        deps(es, tenant, redactor, settings), "What is the default checkpoint_timeout?"
+    )
+
+    outcome = state["outcome"]
+    assert outcome["status"] == "answered", outcome["detail"]
+    assert "5min" in outcome["answer"]
+    assert state["cross_check"] == {
+        "query": "checkpoint_timeout default",
+        "documents": [],
+        "error": None,
+    }
+    assert state["conflict"] is None
+
+
+def test_a_failed_cross_check_search_is_named_in_the_outcome(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    index = index_name(tenant, settings.index_prefix)
+    model = gullible(on_grade=lambda: es.indices.close(index=index))  # a real outage, mid-turn
+    try:
+        state = run_turn(deps(es, tenant, redactor, settings, model=model), QUESTION)
+    finally:
+        es.indices.open(index=index)
+
+    outcome = state["outcome"]
+    assert state["cross_check"]["error"]
+    assert "the cross-check search for another source failed" in outcome["detail"]
+    # Not silent, and no worse than before the check: the kept source's answer goes on.
+    assert outcome["status"] == "answered" and "50ms" in outcome["answer"]
