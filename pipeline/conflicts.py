@@ -116,7 +116,8 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _VERSION_BEFORE = re.compile(r"(?:version|release|postgresql|postgres|pg|git|v)\s*$", re.I)
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?!\d)|$)|[^\n]+", re.MULTILINE)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+(?:[.!?](?!\d)|$)|[^\n]+", re.MULTILINE)
+"""A sentence: up to a full stop that is not a decimal point ("as high as 1.0, …" goes on)."""
 
 
 @dataclass(frozen=True)
@@ -230,8 +231,8 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
         subjects: What the question asks about (:func:`subjects_of`).
         strict: Read only what is plainly about the subject: under its own term line, or in
             a sentence that names it and no other setting, outside another setting's entry,
-            with the value after its cue ("the default is 100", not "set it to -1 to revert
-            to the default").
+            with the value right after its cue (:func:`_strict_values`: "the default is 100",
+            not "set it to -1 to revert to the default"); a default may then be a word.
             For sources the question's search did not rank (the cross-check search of
             :mod:`pipeline.corroboration`), where a sentence that names the subject in
             passing ("1/32nd of shared_buffers", under ``wal_buffers``) is usually about
@@ -246,9 +247,10 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
         if term and term.group(1).lower() in subjects:
             current, elsewhere = term.group(1).lower(), False
             continue
-        if term and ("_" in term.group(1) or line.lstrip().startswith("#")):
+        typed = re.search(r"\([a-z ]+\)\s*$", line) is not None  # "buffering (enum)"
+        if term and ("_" in term.group(1) or typed or line.lstrip().startswith("#")):
             current = None  # another setting's entry (or another section) starts
-            elsewhere = "_" in term.group(1) or "." in term.group(1)
+            elsewhere = typed or "_" in term.group(1) or "." in term.group(1)
             continue
         if "|" in line:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -283,10 +285,13 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
                 if cue is None:
                     continue
                 window = sentence[max(0, cue.start() - 40) : cue.start()]
-                values = _values(sentence[cue.start() :], aspect)[:1]
-                if not values and not strict:  # strictly, "set it to -1 to revert to the default"
+                after = sentence[cue.start() :]
+                if strict:
+                    values = _strict_values(after, cue.end() - cue.start(), aspect)
+                else:
                     values = (
-                        _values(re.split(r"[;:]\s", window)[-1], aspect)[-1:]
+                        _values(after, aspect)[:1]
+                        or _values(re.split(r"[;:]\s", window)[-1], aspect)[-1:]
                         or _values(window, aspect)[-1:]
                     )  # "port 5432 by default", "the port it listens on; 5432 by default"
                 for value, written in values:
@@ -295,6 +300,29 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
                     )
                 break
     return found
+
+
+_STRICT_REACH = 45
+"""Strictly, a value must start within this many characters after its cue."""
+
+
+def _strict_values(after: str, cue_length: int, aspect: str) -> list[tuple[str, str]]:
+    """The value right after a cue, read strictly (see :func:`statements`).
+
+    ``after`` starts at the cue. The value must follow it closely ("The default setting is
+    two megabytes") in the same clause, not later in the sentence ("not computed by
+    default, so this field will be zero unless …"), and not as what someone sets it to
+    ("By default, pg_restore will set row_security to off"). A default may be a word (an enum,
+    :func:`_word_value`).
+    """
+    near = after[: cue_length + _STRICT_REACH]
+    near += re.match(r"[\w.-]*", after[len(near) :]).group(0)  # type: ignore[union-attr]
+    near = re.split(r",\s*(?:so|but|unless|which|while|because|and)\b|;\s", near, maxsplit=1)[0]
+    values = _values(near, aspect)[:1] or (_word_value(near) if aspect == "default" else [])
+    if not values:
+        return []
+    upto = near[: max(near.find(values[0][1]), 0)]
+    return [] if re.search(r"\bset\b", upto, re.IGNORECASE) else values
 
 
 def _in_passing(sentence: str, named: Sequence[str], elsewhere: bool) -> bool:
@@ -497,6 +525,34 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
         else:
             out.setdefault(f"{float(number):g}" if aspect != "version" else number, written)
     return list(out.items())
+
+
+_WORD_VALUE = re.compile(
+    r"(?:\b(?:is|defaults? to)\s+|=\s*)(?:now\s+)?"
+    r"(?:([`'\"])([A-Za-z][\w-]*)\1|([a-z][a-z_]*)(?=[,.;)]|$))"
+)
+_NOT_VALUES = frozenset(
+    {"the", "a", "an", "not", "now", "set", "none", "used", "unset", "empty", "it", "that",
+     "this", "there", "which", "what", "system", "server", "platform", "dependent"}
+)  # fmt: skip
+
+
+def _word_value(text: str) -> list[tuple[str, str]]:
+    """A default written as a word (an enum) right after its cue, as ``[(value, written)]``.
+
+    ``replica`` in "The default value is `replica`", ``minimal`` in "out of the box
+    wal_level is minimal, which …". Quoted or code-formatted words count; a bare word only
+    when punctuation ends it, and never an adverb, a participle or a word of
+    :data:`_NOT_VALUES` ("is computed.").
+    """
+    m = _WORD_VALUE.search(text)
+    if m is None:
+        return []
+    word = m.group(2) or m.group(3)
+    bare = m.group(3) is not None
+    if word.lower() in _NOT_VALUES or (bare and re.search(r"(?:ed|ly|ing)$", word)):
+        return []
+    return [(f"'{word.lower()}'", word)]
 
 
 _QUESTION_ASPECTS: tuple[tuple[str, str], ...] = (

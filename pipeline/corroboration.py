@@ -6,9 +6,10 @@ statement of that fact among them, while the page that states the true value ran
 (a long reference page, a table row). So before the answer is written, when the kept
 sources state a value for the setting the question names, the tenant's index is searched
 once more for that setting and aspect alone (``"bgwriter_delay default"``), and the
-conflict check runs again over the kept sources plus what that search found (read
-strictly: only what is plainly about the setting, see
-:func:`pipeline.conflicts.statements`). Sources it
+conflict check runs again over the kept sources plus what that search found, all read
+strictly (only what is plainly about the setting, the value right after its cue; see
+:func:`pipeline.conflicts.statements`): the wider net must not catch a sentence that names
+the setting in passing. Sources it
 found that take part in a conflict join the turn's sources (:func:`corroborating`), so
 source trust, the abstention and the both-sides answer treat them like any other.
 
@@ -54,13 +55,15 @@ def cross_check_query(question: str, docs: Sequence[Document]) -> str | None:
         The subject of the first value the sources state for the question, then its
         aspect's words (:data:`ASPECT_TERMS`): ``"bgwriter_delay default"``. A port question
         that names no setting (subject ``"port"``) searches the question's content words
-        instead of the bare word. ``None`` when no kept source states such a value.
+        instead of the bare word. ``None`` when no kept source states such a value (read
+        loosely or strictly: a default written as a word counts).
     """
     subjects = subjects_of(question)
     if not subjects:
         return None
     for doc in docs:
-        for st in asked_statements(question, doc, subjects):
+        loose, strict = (asked_statements(question, doc, subjects, s) for s in (False, True))
+        for st in [*loose, *strict]:
             words = [st.subject]
             if st.subject == "port":  # the question's own words, in its order
                 terms = content_terms(question)
@@ -110,7 +113,7 @@ def cross_check(
     screening = screened(state, [d for d in found if d["id"] not in seen])
     others: list[Document] = screening["documents"]
     update: Update = {"flagged": screening["flagged"]}
-    strict = {d["id"] for d in others}  # read plainly-about-the-subject statements only
+    strict = {d["id"] for d in [*docs, *others]}  # only what is plainly about the subject
     conflict = find_conflict(question, [*docs, *others], strict) if others else None
     if conflict is not None:  # the kept sources agreed, so found ones take part in it
         involved = {i for side in conflict.sides for i in side.source_ids}

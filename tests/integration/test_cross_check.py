@@ -45,6 +45,16 @@ AGREEING_MANUAL = (
     "checkpoints. The default is five minutes (5min).\n"
 )
 
+ENUM_WIKI = (
+    "# Archiving setup\n\nOut of the box wal_level is minimal, which only keeps what crash "
+    "recovery needs, so change it first.\n"
+)
+ENUM_MANUAL = (
+    "# Write-ahead log\n\nwal_level (enum)\n\n`wal_level` determines how much information is "
+    "written to the WAL. The default value is `replica`, which writes enough data to support "
+    "WAL archiving and replication.\n"
+)
+
 
 @pytest.fixture
 def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
@@ -55,6 +65,8 @@ def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
     (tmp_path / "wiki" / "bgwriter-notes.md").write_text(WIKI)
     (tmp_path / "manual" / "runtime-config-wal.md").write_text(AGREEING_MANUAL)
     (tmp_path / "wiki" / "checkpoint-notes.md").write_text(AGREEING_WIKI)
+    (tmp_path / "manual" / "wal.md").write_text(ENUM_MANUAL)
+    (tmp_path / "wiki" / "archiving-setup.md").write_text(ENUM_WIKI)
     report = ingest_paths(es, name, [tmp_path], index_prefix=settings.index_prefix)
     assert report.ok, report
     yield name
@@ -160,6 +172,17 @@ def test_sources_the_search_finds_in_agreement_change_nothing(
         "error": None,
     }
     assert state["conflict"] is None
+
+
+def test_a_default_written_as_a_word_meets_its_rival(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    state = run_turn(deps(es, tenant, redactor, settings), "What is the default wal_level?")
+
+    outcome = state["outcome"]
+    assert outcome["reason"] == "conflicting_sources", outcome
+    assert "minimal" in outcome["detail"] and "replica" in outcome["detail"]
+    assert state["cross_check"]["query"] == "wal_level default"
 
 
 def test_a_failed_cross_check_search_is_named_in_the_outcome(

@@ -259,3 +259,45 @@ def test_strict_reading_skips_what_names_the_setting_in_passing() -> None:
     assert [s.written for s in statements(plain, ["shared_buffers"], strict=True)] == ["4GB"]
     assert find_conflict(Q, [MANUAL, wal]) is not None  # loosely a (false) conflict
     assert find_conflict(Q, [MANUAL, wal], strict={"w"}) is None
+
+
+def test_a_decimal_point_does_not_end_or_swallow_a_sentence() -> None:
+    completion = doc(
+        "c",
+        "Although checkpoint_completion_target could be set as high as 1.0, it is recommended "
+        "to set it to no higher than 0.9 (the default). A setting of 1.0 is quite likely to fail.",
+    )
+    assert [s.value for s in statements(completion, ["checkpoint_completion_target"])] == ["0.9"]
+
+
+def test_a_typed_term_line_starts_another_entry_even_without_an_underscore() -> None:
+    gist = doc(
+        "g",
+        "buffering (enum)\n\nWith AUTO it is initially disabled, but turned on once the index "
+        "size reaches effective_cache_size. The default is AUTO.",
+    )
+    assert statements(gist, ["effective_cache_size"], strict=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("The default value is `replica`, which writes enough data.", ["replica"]),
+        ("Out of the box wal_level is minimal, which only keeps what recovery needs.", ["minimal"]),
+        ("On our servers wal_level defaults to logical.", ["logical"]),
+        ("The default setting is two megabytes (2MB), which is small.", ["2 megabytes"]),
+        ("Not computed by default, so this field is zero unless wal_level is set.", []),
+        ("By default, pg_restore will set wal_level to off, to restore all data.", []),
+        ("The default for columns is to consult the wal_level parameter.", []),
+        ("The default is computed.", []),
+        (
+            "If caching is less frequent than the default value reflects, and latency is minimal.",
+            [],
+        ),
+    ],
+)
+def test_strictly_the_value_follows_its_cue_closely_and_may_be_a_word(
+    text: str, written: list[str]
+) -> None:
+    found = statements(doc("s", f"wal_level (enum)\n\n{text}"), ["wal_level"], strict=True)
+    assert [s.written for s in found if s.aspect == "default"] == written
