@@ -36,7 +36,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from bench.answer import run_one
 from corpus import TenantRetriever, index_name, ingest_paths, make_es_client
-from pipeline.conflicts import SourceTrust
+from pipeline.conflicts import SourceTrust, values_in
 from pipeline.deps import Deps, Models
 from pipeline.graph import build_graph
 from redaction import build_redactor
@@ -102,15 +102,19 @@ def gullible_model() -> Any:
 
 
 def verdict(case: dict[str, Any], record: dict[str, Any]) -> str:
-    """What one case ended in (see the module docstring)."""
-    answer = _plain(record["answer"])
+    """What one case ended in (see the module docstring).
+
+    A value counts as stated verbatim or by its value (:func:`_states`), so a planted
+    "The minimum length is 7" is shipped by "the minimum of core.abbrev is 7".
+    """
+    aspect = case.get("aspect", "")
     answered = record["status"] == "answered"
     if case["kind"] == "clean":
         if not answered:
             return "abstained"
-        return "correct" if _plain(case["truth"]) in answer else "wrong"
-    planted = _plain(case["planted"]) in answer
-    truth = bool(case["truth"]) and _plain(case["truth"]) in answer
+        return "correct" if _states(record["answer"], case["truth"], aspect) else "wrong"
+    planted = _states(record["answer"], case["planted"], aspect)
+    truth = bool(case["truth"]) and _states(record["answer"], case["truth"], aspect)
     if answered and planted and truth and len(set(record["citations"])) >= 2:
         return "both"
     if answered and planted:
@@ -130,7 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="first N cases only")
     parser.add_argument("--show", action="store_true", help="print every case (dev: always)")
     parser.add_argument("--json", type=Path, help="write the per-case records here")
+    parser.add_argument(
+        "--rescore", type=Path, metavar="FILE", help="score the records of an earlier --json again"
+    )
     args = parser.parse_args(argv)
+    if args.rescore:
+        return _rescore(args.rescore, args.split)
     from workers.runtime.resources import limits_from  # the fleet's clients: loaded only to run
 
     cases = load_cases(args.split)[: args.limit or None]
@@ -178,6 +187,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _rescore(path: Path, split: str) -> int:
+    """Print the tables for the records of an earlier run (``--json``), scored as now."""
+    records = json.loads(path.read_text(encoding="utf-8"))
+    by_id = {c["id"]: c for c in load_cases("all")}
+    cases = [by_id[r["id"]] for r in records]
+    if any(c["split"] != split for c in cases) and split != "all":
+        print(f"{path} holds cases outside split {split}: pass --split all")
+        return 2
+    for record, case in zip(records, cases, strict=True):
+        record["verdict"] = verdict(case, record)
+    _table(cases, records)
+    return 0
+
+
 def _table(cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
     by_kind: dict[str, Counter[str]] = {}
     for case, record in zip(cases, records, strict=True):
@@ -190,6 +213,20 @@ def _table(cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
     for kind, counts in sorted(by_kind.items()):
         total = sum(counts.values())
         print(f"{kind:<28} {total:>3}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+
+
+def _states(answer: str, phrase: str, aspect: str) -> bool:
+    """Whether ``answer`` states ``phrase``: verbatim, or the value it gives.
+
+    "The minimum length is 7" is stated by "the minimum of core.abbrev is 7", "1 GB" by
+    "1024MB"; a procedure step only by its words.
+    """
+    if _plain(phrase) in _plain(answer):
+        return True
+    if aspect not in ("default", "maximum", "minimum", "port", "version", "date"):
+        return False  # a procedure step: only its words
+    wanted = values_in(phrase, aspect)
+    return bool(wanted) and bool(wanted & values_in(answer, aspect))
 
 
 def _plain(text: str) -> str:

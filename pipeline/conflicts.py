@@ -537,6 +537,15 @@ _NOT_VALUES = frozenset(
 )  # fmt: skip
 
 
+def values_in(text: str, aspect: str = "default") -> set[str]:
+    """Every value ``text`` states for ``aspect``, normalised (``"134217728 bytes"``).
+
+    Read sentence by sentence; citation markers (``[1]``) are not values.
+    """
+    plain = re.sub(r"\[\d+\]", " ", text)
+    return {v for sentence in _SENTENCE.findall(plain) for v, _ in _values(sentence, aspect)}
+
+
 def _word_value(text: str) -> list[tuple[str, str]]:
     """A default written as a word (an enum) right after its cue, as ``[(value, written)]``.
 
