@@ -390,7 +390,7 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
     own words and citing them, still verified like any answer.
     """
     docs = relevant_documents(state)
-    found = find_conflict(asked(state), docs, {d["id"] for d in corroborating(state)})
+    found = find_conflict(asked(state), docs)
     update: Update = {}
     if found is None:
         update, found = cross_check(state, deps, docs)

@@ -6,10 +6,9 @@ statement of that fact among them, while the page that states the true value ran
 (a long reference page, a table row). So before the answer is written, when the kept
 sources state a value for the setting the question names, the tenant's index is searched
 once more for that setting and aspect alone (``"bgwriter_delay default"``), and the
-conflict check runs again over the kept sources plus what that search found, all read
-strictly (only what is plainly about the setting, the value right after its cue; see
-:func:`pipeline.conflicts.statements`): the wider net must not catch a sentence that names
-the setting in passing. Sources it
+conflict check runs again over the kept sources plus what that search found (read
+strictly, as always: only what is plainly about the setting, the value right after its
+cue; :func:`pipeline.conflicts.statements`). Sources it
 found that take part in a conflict join the turn's sources (:func:`corroborating`), so
 source trust, the abstention and the both-sides answer treat them like any other.
 
@@ -113,8 +112,7 @@ def cross_check(
     screening = screened(state, [d for d in found if d["id"] not in seen])
     others: list[Document] = screening["documents"]
     update: Update = {"flagged": screening["flagged"]}
-    strict = {d["id"] for d in [*docs, *others]}  # only what is plainly about the subject
-    conflict = find_conflict(question, [*docs, *others], strict) if others else None
+    conflict = find_conflict(question, [*docs, *others]) if others else None
     if conflict is not None:  # the kept sources agreed, so found ones take part in it
         involved = {i for side in conflict.sides for i in side.source_ids}
         record["documents"] = [d for d in others if d["id"] in involved]

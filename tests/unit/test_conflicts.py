@@ -123,6 +123,37 @@ def test_the_poisoned_corpus_is_well_formed() -> None:
             assert case["truth"] in page, case["id"]
 
 
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("The minimum length of `core.abbrev` is 7 [1].", "shipped"),  # the plant, reworded
+        ("core.abbrev may be as small as 4 [2].", "truth"),
+        ("It is 7 [1], though the manual says 4 [2].", "both"),
+        ("Abbreviations adapt to the repository's size [1].", "other answer"),
+    ],
+)
+def test_the_poisoned_bench_counts_a_planted_value_in_other_words(
+    answer: str, expected: str
+) -> None:
+    from bench.poisoned import verdict
+
+    case = {
+        "kind": "poisoned",
+        "planted": "The minimum length is 7",
+        "truth": "4",
+        "aspect": "minimum",
+    }
+    record = {"status": "answered", "answer": answer, "citations": ["a", "b"], "reason": None}
+    assert verdict(case, record) == expected
+
+
+def test_values_in_reads_every_sentence_and_not_citation_markers() -> None:
+    from pipeline.conflicts import values_in
+
+    assert values_in("It is 1GB [1]. Some say 1024MB [2].") == {f"{1024**3} bytes"}
+    assert values_in("See [3].") == set()
+
+
 def test_a_malformed_case_names_its_line(tmp_path: Any, monkeypatch: Any) -> None:
     import bench.poisoned as bench
 
@@ -257,8 +288,7 @@ def test_strict_reading_skips_what_names_the_setting_in_passing() -> None:
     ]
     plain = doc("p", "Our notes: the default of shared_buffers is 4GB here.")
     assert [s.written for s in statements(plain, ["shared_buffers"], strict=True)] == ["4GB"]
-    assert find_conflict(Q, [MANUAL, wal]) is not None  # loosely a (false) conflict
-    assert find_conflict(Q, [MANUAL, wal], strict={"w"}) is None
+    assert find_conflict(Q, [MANUAL, wal]) is None  # the conflict check reads strictly
 
 
 def test_a_decimal_point_does_not_end_or_swallow_a_sentence() -> None:
