@@ -221,6 +221,7 @@ def _states(answer: str, phrase: str, aspect: str) -> bool:
     "The minimum length is 7" is stated by "the minimum of core.abbrev is 7", "1 GB" by
     "1024MB"; a procedure step only by its words.
     """
+    answer = re.sub(r"\[\d+\]", " ", answer)  # a citation marker states nothing
     if _plain(phrase) in _plain(answer):
         return True
     if aspect not in ("default", "maximum", "minimum", "port", "version", "date"):

@@ -135,7 +135,7 @@ def continued_terms(text: str, pieces: list[str]) -> list[str | None]:
     return terms
 
 
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_TABLE_RULE = re.compile(r"^(?=[^|]*\|)(?=[^-]*-)[|:\-\s]+$")
 """The rule under a Markdown table's header row: ``|---|:---:|``."""
 
 
@@ -175,9 +175,12 @@ def continued_table_headers(text: str, pieces: list[str]) -> list[str | None]:
 
 
 def _header_above(lines: list[str], row: int) -> str | None:
-    """The header row and rule of the table whose body row ``row`` is, or ``None``."""
-    if not lines[row].lstrip().startswith("|") or _TABLE_RULE.match(lines[row]):
+    """The header row (and rule) of the table whose body row or rule ``row`` is, or ``None``."""
+    if not lines[row].lstrip().startswith("|"):
         return None
+    if _TABLE_RULE.match(lines[row]):  # the piece starts at the rule: the header is above it
+        above = lines[row - 1].strip() if row else ""
+        return above if above.startswith("|") and not _TABLE_RULE.match(above) else None
     for up in range(row - 1, 0, -1):
         if not lines[up].lstrip().startswith("|"):
             return None

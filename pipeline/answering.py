@@ -1,9 +1,10 @@
 """Graph nodes that answer: generate, verify, finalize, abstain.
 
-Generation sees graded chunks only; verification checks citations and lexical support in
-code first (no model cost), then asks the verifier. Failure policy of the judges: a
-verifier reply that cannot be parsed is asked for once more, then the answer fails closed
-(treated as ungrounded), never passed.
+Generation sees graded chunks only (and, when they conflict with it, the chunks the
+cross-check search found: :mod:`pipeline.corroboration`); verification checks citations
+and lexical support in code first (no model cost), then asks the verifier. Failure policy
+of the judges: a verifier reply that cannot be parsed is asked for once more, then the
+answer fails closed (treated as ungrounded), never passed.
 """
 
 from __future__ import annotations
@@ -53,17 +54,18 @@ from pipeline.values import Claim, ConflictRecord, Generation
 def relevant_documents(state: CragState) -> list[Document]:
     """The sources of an answer, without repeats.
 
-    Index chunks kept from an ambiguous round first, then the chunks graded relevant in the
-    current round, best score first, then the chunks the cross-check search found in a
-    conflict (:func:`pipeline.corroboration.corroborating`); never a source a more trusted
-    one contradicts (``distrusted``).
+    The chunks the cross-check search found in a conflict first (when trust settles it for
+    them they are the answer's source, :func:`pipeline.corroboration.corroborating`), then
+    index chunks kept from an ambiguous round, then the chunks graded relevant in the
+    current round, best score first; never a source a more trusted one contradicts
+    (``distrusted``).
     """
     graded = sorted(
         (g for g in state.get("graded", []) if g["relevant"]), key=lambda g: -g["score"]
     )
     seen: set[str] = set(state.get("distrusted", []))
     sources = []
-    for doc in [*state.get("kept", []), *(g["document"] for g in graded), *corroborating(state)]:
+    for doc in [*corroborating(state), *state.get("kept", []), *(g["document"] for g in graded)]:
         if doc["id"] not in seen:
             seen.add(doc["id"])
             sources.append(doc)

@@ -116,8 +116,9 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _VERSION_BEFORE = re.compile(r"(?:version|release|postgresql|postgres|pg|git|v)\s*$", re.I)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\d))+(?:[.!?](?!\d)|$)|[^\n]+", re.MULTILINE)
-"""A sentence: up to a full stop that is not a decimal point ("as high as 1.0, …" goes on)."""
+_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\w))+(?:[.!?](?!\w)|$)|[^\n]+", re.MULTILINE)
+"""A sentence: up to a full stop that is not inside a number or a name ("as high as 1.0,
+…" and "gc.auto defaults to 6700" go on)."""
 
 
 @dataclass(frozen=True)
@@ -232,17 +233,23 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
         strict: Read only what is plainly about the subject: under its own term line, or in
             a sentence that names it and no other setting, outside another setting's entry,
             with the value right after its cue (:func:`_strict_values`: "the default is 100",
-            not "set it to -1 to revert to the default"); a default may then be a word.
-            For sources the question's search did not rank (the cross-check search of
-            :mod:`pipeline.corroboration`), where a sentence that names the subject in
-            passing ("1/32nd of shared_buffers", under ``wal_buffers``) is usually about
-            something else.
+            not "set it to -1 to revert to the default"), or right before it ("5432 by
+            default"); a default may then be a word. :func:`find_conflict` reads this way:
+            a sentence that names the subject in passing ("1/32nd of shared_buffers",
+            under ``wal_buffers``) is usually about something else. Code blocks are
+            never read (an ``ssh_config``'s ``Port 22`` is no server's default).
     """
     found: list[Statement] = []
     current: str | None = None
     elsewhere = False  # inside another setting's entry
     columns: dict[int, str] = {}  # table column -> the aspect its header names
+    fenced = False
     for line in doc["text"].splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced and strict:
+            continue
         term = _TERM_LINE.match(line) or _HEADING.match(line)
         if term and term.group(1).lower() in subjects:
             current, elsewhere = term.group(1).lower(), False
@@ -289,6 +296,8 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
                 if strict:
                     values = _strict_values(after, cue.end() - cue.start(), aspect)
                     values = values or _value_before(window, aspect)
+                    if aspect in ("maximum", "minimum") and _ADVICE.search(sentence[: cue.start()]):
+                        values = []
                     if not values:
                         continue  # strictly, another aspect's cue may still give it
                 else:
@@ -324,8 +333,24 @@ def _strict_values(after: str, cue_length: int, aspect: str) -> list[tuple[str, 
     values = _values(near, aspect)[:1] or (_word_value(near) if aspect == "default" else [])
     if not values:
         return []
-    upto = near[: max(near.find(values[0][1]), 0)]
-    return [] if re.search(r"\bset\b", upto, re.IGNORECASE) else values
+    words = re.findall(r"[a-z]+", near[cue_length : max(near.find(values[0][1]), 0)].lower())
+    if re.match(r"default(?:s|ed)\b", near, re.IGNORECASE) and words[:1] == ["to"]:
+        words = words[1:]  # "defaults to 50ms"
+    return [] if _CHANGED.intersection(words) else values
+
+
+_CHANGED = frozenset(
+    {"set", "to", "from", "than", "unless", "or", "exceeds", "exceed", "above", "below", "up",
+     "raise", "raised", "lower", "lowered", "increase", "increased", "decrease", "decreased",
+     "double", "doubled", "halve", "halved", "changed", "change", "beyond", "over", "under"}
+)  # fmt: skip
+"""Words between a cue and a value that make it a change or a condition, not the value:
+"from the default to 8GB", "at the default unless latency exceeds 50ms"."""
+_ADVICE = re.compile(
+    r"\b(?:keep|make|raise|lower|increase|decrease|recommend(?:ed)?|suggest(?:ed)?|try|we)\b",
+    re.IGNORECASE,
+)
+"""Advice before a limit's cue ("make max_wal_senders at least 10"): a choice, not a limit."""
 
 
 def _value_before(window: str, aspect: str) -> list[tuple[str, str]]:
@@ -343,8 +368,16 @@ def _value_before(window: str, aspect: str) -> list[tuple[str, str]]:
 
 def _in_passing(sentence: str, named: Sequence[str], elsewhere: bool) -> bool:
     """Whether a sentence names the subject only in passing (see ``strict``)."""
-    others = {i for i in identifiers(sentence) if ("_" in i or "." in i) and i not in named}
+    others = {i for i in identifiers(sentence) if _is_setting(i) and i not in named}
     return elsewhere or bool(others)
+
+
+_FILE_NAME = re.compile(r"\.(?:conf|cfg|ini|toml|ya?ml|json|md|html?|txt|sql|sh|py|log|d)$")
+
+
+def _is_setting(name: str) -> bool:
+    """Whether an identifier looks like a setting (``max_wal_size``), not a file name."""
+    return ("_" in name or "." in name) and not _FILE_NAME.search(name)
 
 
 def subjects_of(question: str) -> list[str]:
@@ -440,26 +473,44 @@ def find_conflict(question: str, docs: Sequence[Document]) -> Conflict | None:
     cue, is not a rival value (the manual's own 357 settings gave 6 false conflicts among
     their top 4 chunks read loosely, none read strictly; README, *Measured here*).
     """
+    return next(iter(find_conflicts(question, docs)), None)
+
+
+def find_conflicts(question: str, docs: Sequence[Document]) -> list[Conflict]:
+    """Every aspect of a setting the question names on which ``docs`` disagree, in order.
+
+    As :func:`find_conflict`; a port a server "listens on" counts as its default port.
+    """
     subjects = subjects_of(question)
     if not subjects:
-        return None
+        return []
     by_key: dict[tuple[str, str], dict[str, set[str]]] = {}
     said: dict[tuple[str, str, str], list[Statement]] = {}
     for doc in docs:
         for st in asked_statements(question, doc, subjects, strict=True):
-            # The port a server "listens on" is its default port, however it is cued.
-            aspect = "default" if st.aspect == "port" else st.aspect
+            aspect = fact_aspect(st.aspect)
             by_key.setdefault((st.subject, aspect), {}).setdefault(st.source_id, set()).add(
                 st.value
             )
             said.setdefault((st.subject, aspect, st.value), []).append(st)
+    conflicts = []
     for (subject, aspect), per_source in by_key.items():
         sets = list(per_source.values())
         if any(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1 :]):
             values = sorted({v for vs in sets for v in vs})
             sides = tuple(Side(v, tuple(said[(subject, aspect, v)])) for v in values)
-            return Conflict(subject, aspect, sides)
-    return None
+            conflicts.append(Conflict(subject, aspect, sides))
+    return conflicts
+
+
+def fact_aspect(aspect: str) -> str:
+    """The fact an aspect states: the port a server listens on is its default port."""
+    return "default" if aspect == "port" else aspect
+
+
+def asked_aspect(question: str) -> str | None:
+    """The aspect the question asks for (``"default"``, ``"maximum"``, …), or ``None``."""
+    return next((a for a, p in _QUESTION_ASPECTS if re.search(p, question, re.IGNORECASE)), None)
 
 
 def resolve(conflict: Conflict, docs: Sequence[Document], trust: SourceTrust) -> Side | None:
@@ -510,6 +561,7 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
     A statement takes the first value after its cue (or the last one right before it): in
     "The default is 128 megabytes (128MB), but might be less" that is 128 megabytes.
     """
+    text = text.replace("\u2212", "-").replace("\u2013", "-")  # a minus sign is a minus
     text = re.split(r"[;:]\s|\bbut\b|\bwhile\b|\bexcept\b", text, maxsplit=1)[0]
     text = _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
     text = re.sub(r"\b(?:e\.g\.|for example|such as)[^;)]*", "", text)  # examples, not the value
@@ -606,7 +658,7 @@ def claim_value_problem(
     claim with no value): ``None``.
     """
     subjects = subjects_of(question)
-    aspect = next((a for a, p in _QUESTION_ASPECTS if re.search(p, question, re.IGNORECASE)), None)
+    aspect = asked_aspect(question)
     if not subjects or aspect is None:
         return None
     stated = {

@@ -23,7 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pipeline.conflicts import Conflict, asked_statements, find_conflict, subjects_of
+from pipeline.conflicts import (
+    Conflict,
+    asked_aspect,
+    asked_statements,
+    fact_aspect,
+    find_conflicts,
+    subjects_of,
+)
 from pipeline.deps import Deps, RetrievalError
 from pipeline.documents import Document
 from pipeline.lexical import content_terms
@@ -51,27 +58,32 @@ def cross_check_query(question: str, docs: Sequence[Document]) -> str | None:
         docs: The kept sources, best first.
 
     Returns:
-        The subject of the first value the sources state for the question, then its
-        aspect's words (:data:`ASPECT_TERMS`): ``"bgwriter_delay default"``. A port question
-        that names no setting (subject ``"port"``) searches the question's content words
-        instead of the bare word. ``None`` when no kept source states such a value (read
-        loosely or strictly: a default written as a word counts).
+        The subject of a value the sources state for the question, then its aspect's words
+        (:data:`ASPECT_TERMS`): ``"bgwriter_delay default"``; the first value of the
+        aspect the question asks for, else the first value. A port question that names no
+        setting (subject ``"port"``) searches the question's content words instead of the
+        bare word. ``None`` when no kept source states such a value (read loosely or
+        strictly: a default written as a word counts).
     """
     subjects = subjects_of(question)
     if not subjects:
         return None
-    for doc in docs:
-        loose, strict = (asked_statements(question, doc, subjects, s) for s in (False, True))
-        for st in [*loose, *strict]:
-            words = [st.subject]
-            if st.subject == "port":  # the question's own words, in its order
-                terms = content_terms(question)
-                words = list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))
-                words = [w for w in words if w in terms]
-            return " ".join(
-                [*words, *(a for a in ASPECT_TERMS[st.aspect].split() if a not in words)]
-            )
-    return None
+    stated = [
+        st
+        for doc in docs
+        for strict in (False, True)
+        for st in asked_statements(question, doc, subjects, strict)
+    ]
+    wanted = asked_aspect(question)
+    st = next((x for x in stated if fact_aspect(x.aspect) == wanted), None)
+    st = st or next(iter(stated), None)
+    if st is None:
+        return None
+    words = [st.subject]
+    if st.subject == "port":  # the question's own words, in its order
+        terms = content_terms(question)
+        words = [w for w in dict.fromkeys(w.lower() for w in _WORD.findall(question)) if w in terms]
+    return " ".join([*words, *(a for a in ASPECT_TERMS[st.aspect].split() if a not in words)])
 
 
 def cross_check(
@@ -79,9 +91,13 @@ def cross_check(
 ) -> tuple[Update, Conflict | None]:
     """Search the tenant's index for the fact ``docs`` state, and check for a conflict again.
 
-    Run once per turn (the result is kept in ``cross_check``), only when ``docs`` agree
-    among themselves, and only with an index (``deps.retriever``) and
-    ``Limits.cross_check_k`` above 0.
+    Run whenever ``docs`` agree among themselves (each generation attempt: a later round
+    may keep other sources), with an index (``deps.retriever``) and
+    ``Limits.cross_check_k`` above 0; the chunks an earlier run added stay.
+
+    Only a conflict between a kept source and a found one counts, on the aspect the
+    question asks for (when it names one): two found chunks that disagree with each other,
+    or on another aspect, say nothing about the answer.
 
     Args:
         state: The turn's state.
@@ -91,19 +107,20 @@ def cross_check(
 
     Returns:
         The state update (``cross_check``, and ``flagged`` when a found chunk carried a
-        callout) and the conflict found over ``docs`` plus the chunks the search found, or
-        ``None``. A failed search is recorded in ``cross_check.error`` and finds nothing:
-        the answer then goes on with the checks it had, and the outcome's detail says the
-        cross-check could not run.
+        callout) and the conflict, or ``None``. A failed search is recorded in
+        ``cross_check.error`` and finds nothing: the answer then goes on with the checks it
+        had, and the outcome's detail says the cross-check could not run.
     """
     k = deps.limits.cross_check_k
-    if state.get("cross_check") is not None or deps.retriever is None or k <= 0:
+    if deps.retriever is None or k <= 0:
         return {}, None
     question = asked(state)
     query = cross_check_query(question, docs)
     if query is None:
         return {}, None
-    record: CrossCheck = {"query": query, "documents": [], "error": None}
+    previous = state.get("cross_check")
+    carried = list(previous["documents"]) if previous else []  # already among the sources
+    record: CrossCheck = {"query": query, "documents": carried, "error": None}
     try:
         found = deps.retriever.search(query, k)
     except RetrievalError as exc:
@@ -111,12 +128,27 @@ def cross_check(
     seen = {d["id"] for d in docs} | set(state.get("distrusted", []))
     screening = screened(state, [d for d in found if d["id"] not in seen])
     others: list[Document] = screening["documents"]
-    update: Update = {"flagged": screening["flagged"]}
-    conflict = find_conflict(question, [*docs, *others]) if others else None
-    if conflict is not None:  # the kept sources agreed, so found ones take part in it
+    conflict = _kept_against_found(question, docs, others)
+    if conflict is not None:
         involved = {i for side in conflict.sides for i in side.source_ids}
-        record["documents"] = [d for d in others if d["id"] in involved]
-    return update | {"cross_check": record}, conflict
+        record["documents"] = [*carried, *(d for d in others if d["id"] in involved)]
+    return {"flagged": screening["flagged"], "cross_check": record}, conflict
+
+
+def _kept_against_found(
+    question: str, docs: Sequence[Document], others: Sequence[Document]
+) -> Conflict | None:
+    """The first conflict with a kept source on one side and a found one on another."""
+    kept = {d["id"] for d in docs}
+    wanted = asked_aspect(question)
+    for conflict in find_conflicts(question, [*docs, *others]) if others else []:
+        if wanted is not None and conflict.aspect != fact_aspect(wanted):
+            continue
+        holds = [set(side.source_ids) for side in conflict.sides]
+        for i, a in enumerate(holds):
+            if a & kept and any(b - kept for j, b in enumerate(holds) if j != i):
+                return conflict
+    return None
 
 
 def corroborating(state: CragState) -> list[Document]:

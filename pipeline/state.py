@@ -131,7 +131,7 @@ class CragState(TypedDict, total=False):
     """Ids of sources left out of generation because a more trusted source contradicts
     them."""
     cross_check: NotRequired[CrossCheck | None]
-    """The turn's second search for the fact its kept sources state, once they state a
+    """The turn's latest search for the fact its kept sources state, once they state a
     value the question asks for (:mod:`pipeline.corroboration`); ``None`` until then."""
     web_used: bool
     """True once a web search ran this turn."""

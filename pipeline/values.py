@@ -131,8 +131,8 @@ class CrossCheck(TypedDict):
 
     Attributes:
         query: What was searched (the setting and the aspect: ``"bgwriter_delay default"``).
-        documents: The chunks it found that disagree with, or side with, a kept source in a
-            conflict on the fact asked for; they join the turn's sources.
+        documents: The chunks it found on a side of a conflict with a kept source on the
+            fact asked for (this turn's searches so far); they join the turn's sources.
         error: Why the search failed (``None`` when it ran).
     """
 

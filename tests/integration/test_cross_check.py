@@ -166,11 +166,12 @@ def test_sources_the_search_finds_in_agreement_change_nothing(
     outcome = state["outcome"]
     assert outcome["status"] == "answered", outcome["detail"]
     assert "5min" in outcome["answer"]
-    assert state["cross_check"] == {
-        "query": "checkpoint_timeout default",
-        "documents": [],
-        "error": None,
-    }
+    checked = state["cross_check"]
+    assert (checked["query"], checked["documents"], checked["error"]) == (
+        "checkpoint_timeout default",
+        [],
+        None,
+    )
     assert state["conflict"] is None
 
 
@@ -200,3 +201,20 @@ def test_a_failed_cross_check_search_is_named_in_the_outcome(
     assert "the cross-check search for another source failed" in outcome["detail"]
     # Not silent, and no worse than before the check: the kept source's answer goes on.
     assert outcome["status"] == "answered" and "50ms" in outcome["answer"]
+
+
+def test_a_later_round_that_keeps_only_the_plant_is_searched_again(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    from pipeline.corroboration import cross_check
+
+    d = deps(es, tenant, redactor, settings)
+    [manual] = [x for x in d.retriever.search(QUESTION, 8) if "200ms" in x["text"]]
+    [plant] = [x for x in d.retriever.search(QUESTION, 8) if "50ms" in x["text"]]
+    # An earlier round searched the same query and found no conflict with what it kept.
+    earlier = {"query": "bgwriter_delay default", "documents": [], "error": None}
+    later = {"question": QUESTION, "standalone": None, "distrusted": [], "cross_check": earlier}
+    update, conflict = cross_check(later, d, [plant])  # this round keeps the plant alone
+
+    assert conflict is not None and conflict.aspect == "default"
+    assert [x["id"] for x in update["cross_check"]["documents"]] == [manual["id"]]

@@ -303,9 +303,12 @@ def test_a_decimal_point_does_not_end_or_swallow_a_sentence() -> None:
 def test_a_typed_term_line_starts_another_entry_even_without_an_underscore() -> None:
     gist = doc(
         "g",
-        "buffering (enum)\n\nWith AUTO it is initially disabled, but turned on once the index "
-        "size reaches effective_cache_size. The default is AUTO.",
+        "buffering (enum)\n\nThe default is OFF until the index reaches effective_cache_size.",
     )
+    untyped = doc(
+        "u", "buffering\n\nThe default is OFF until the index reaches effective_cache_size."
+    )
+    assert statements(untyped, ["effective_cache_size"], strict=True)  # the premise
     assert statements(gist, ["effective_cache_size"], strict=True) == []
 
 
@@ -324,6 +327,10 @@ def test_a_typed_term_line_starts_another_entry_even_without_an_underscore() -> 
             "If caching is less frequent than the default value reflects, and latency is minimal.",
             [],
         ),
+        ("We raised wal_level from the default to logical.", []),
+        ("Leave wal_level at the default unless you need logical, then it is logical.", []),
+        ("Changed the default of wal_level from minimal to replica.", []),
+        ("The default value on a freshly initialised production cluster is `logical`.", []),
     ],
 )
 def test_strictly_the_value_follows_its_cue_closely_and_may_be_a_word(
@@ -331,3 +338,33 @@ def test_strictly_the_value_follows_its_cue_closely_and_may_be_a_word(
 ) -> None:
     found = statements(doc("s", f"wal_level (enum)\n\n{text}"), ["wal_level"], strict=True)
     assert [s.written for s in found if s.aspect == "default"] == written
+
+
+def test_code_blocks_are_not_read_and_a_minus_sign_is_a_minus() -> None:
+    fenced = doc("f", "Our ssh_config:\n\n```\nHost git\n  Port 22 # by default\n```\n")
+    assert statements(fenced, ["port"], strict=True) == []
+    dash = doc("d", "vacuum_cost_limit (integer)\n\nThe default is \u22121.")
+    plain = doc("p", "vacuum_cost_limit (integer)\n\nThe default is -1.")
+    question = "What is the default vacuum_cost_limit?"
+    assert find_conflict(question, [dash, plain]) is None
+
+
+def test_a_dotted_name_does_not_end_its_sentence() -> None:
+    ours = doc("o", "On our hosts gc.auto defaults to 100.")
+    theirs = doc("t", "gc.auto defaults to 6700.")
+    conflict = find_conflict("What is the default gc.auto?", [ours, theirs])
+    assert conflict is not None and {s.value for s in conflict.sides} == {"100", "6700"}
+
+
+def test_advice_is_not_a_limit() -> None:
+    advice = doc("a", "Make max_wal_senders at least 10 on every primary.")
+    limit = doc("l", "max_wal_senders must be at least 1 when replication is used.")
+    assert statements(advice, ["max_wal_senders"], strict=True) == []
+    assert [s.value for s in statements(limit, ["max_wal_senders"], strict=True)] == ["1"]
+
+
+def test_a_file_name_is_not_another_setting() -> None:
+    note = doc(
+        "n", "`checkpoint_timeout` defaults to 15min when it is not set in `postgresql.conf`."
+    )
+    assert [s.written for s in statements(note, ["checkpoint_timeout"], strict=True)] == ["15min"]

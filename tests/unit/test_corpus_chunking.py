@@ -126,3 +126,15 @@ def test_a_chunk_inside_a_table_starts_with_the_tables_header() -> None:
     assert "Major version" not in intro.split("\n\n")[0]
     tail = [d["text"] for d in docs if "Older releases" in d["text"]]
     assert tail and not any(t.startswith("Older") and "Major version" in t for t in tail)
+
+
+def test_a_chunk_that_starts_at_the_rule_gets_the_header_above_it() -> None:
+    from corpus.chunking import continued_table_headers
+
+    text = "| Name | Default |\n|-|-|\n| a | 1 |\n| b | 2 |"
+    pieces = ["| Name | Default |", "|-|-|\n| a | 1 |", "| b | 2 |"]
+    assert continued_table_headers(text, pieces) == [
+        None,
+        "| Name | Default |",
+        "| Name | Default |\n|-|-|",
+    ]
