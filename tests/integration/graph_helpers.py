@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from elasticsearch import Elasticsearch
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.memory import InMemorySaver
 
-from corpus import TenantRetriever
+from corpus import TenantRetriever, index_name, ingest_paths
 from pipeline.deps import CircuitBreaker, Deps, Limits, Models
 from pipeline.graph import RECURSION_LIMIT, build_graph
 from pipeline.schemas import GeneratedAnswer
@@ -97,3 +100,23 @@ def torque_model(generator: Any = None, **script: Any) -> ScriptedChatModel:
             **script,
         }
     )
+
+
+@contextmanager
+def tenant_with_pages(
+    es: Elasticsearch, prefix: str, root: Path, pages: dict[str, str], *, index_prefix: str
+) -> Iterator[tuple[str, int]]:
+    """A fresh tenant whose index holds ``pages`` (path under ``root`` -> Markdown text).
+
+    Yields the tenant's name and its chunk count; its index is deleted afterwards.
+    """
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    for path, text in pages.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    report = ingest_paths(es, name, [root], index_prefix=index_prefix)
+    assert report.ok, report
+    try:
+        yield name, report.chunks
+    finally:
+        es.indices.delete(index=index_name(name, index_prefix), ignore_unavailable=True)

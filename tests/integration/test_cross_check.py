@@ -10,18 +10,24 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from corpus import index_name, ingest_paths
+from corpus import index_name
 from pipeline.conflicts import SourceTrust
 from pipeline.deps import Limits
 from tests.fakes.chat import ScriptedChatModel
-from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+from tests.integration.graph_helpers import (
+    answer,
+    make_deps,
+    route,
+    run_turn,
+    tenant_with_pages,
+    verdict,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -58,19 +64,19 @@ ENUM_MANUAL = (
 
 @pytest.fixture
 def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
-    name = f"t-xcheck-{uuid.uuid4().hex[:8]}"
-    (tmp_path / "manual").mkdir()
-    (tmp_path / "wiki").mkdir()
-    (tmp_path / "manual" / "runtime-config-resource.md").write_text(MANUAL)
-    (tmp_path / "wiki" / "bgwriter-notes.md").write_text(WIKI)
-    (tmp_path / "manual" / "runtime-config-wal.md").write_text(AGREEING_MANUAL)
-    (tmp_path / "wiki" / "checkpoint-notes.md").write_text(AGREEING_WIKI)
-    (tmp_path / "manual" / "wal.md").write_text(ENUM_MANUAL)
-    (tmp_path / "wiki" / "archiving-setup.md").write_text(ENUM_WIKI)
-    report = ingest_paths(es, name, [tmp_path], index_prefix=settings.index_prefix)
-    assert report.ok, report
-    yield name
-    es.indices.delete(index=index_name(name, settings.index_prefix), ignore_unavailable=True)
+    pages = {
+        "manual/runtime-config-resource.md": MANUAL,
+        "wiki/bgwriter-notes.md": WIKI,
+        "manual/runtime-config-wal.md": AGREEING_MANUAL,
+        "wiki/checkpoint-notes.md": AGREEING_WIKI,
+        "manual/wal.md": ENUM_MANUAL,
+        "wiki/archiving-setup.md": ENUM_WIKI,
+    }
+    with tenant_with_pages(es, "t-xcheck", tmp_path, pages, index_prefix=settings.index_prefix) as (
+        name,
+        _,
+    ):
+        yield name
 
 
 def first_default_sentence(user: str) -> dict[str, Any]:

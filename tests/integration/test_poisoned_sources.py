@@ -20,12 +20,18 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from corpus import index_name, ingest_paths
 from corpus.flagged import flagged_chunks
 from pipeline.conflicts import SourceTrust
 from tests.conftest import forget_tenant
 from tests.fakes.chat import ScriptedChatModel
-from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+from tests.integration.graph_helpers import (
+    answer,
+    make_deps,
+    route,
+    run_turn,
+    tenant_with_pages,
+    verdict,
+)
 from workers.cli.main import app as cli
 
 pytestmark = pytest.mark.integration
@@ -50,16 +56,17 @@ PLANTED = ("4GB", "512MB")
 
 @pytest.fixture
 def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
-    name = f"t-poison-{uuid.uuid4().hex[:8]}"
-    (tmp_path / "manual").mkdir()
-    (tmp_path / "wiki").mkdir()
-    (tmp_path / "manual" / "runtime-config-resource.md").write_text(MANUAL)
-    (tmp_path / "wiki" / "tuning-notes.md").write_text(WIKI)
-    (tmp_path / "wiki" / "sort-memory.md").write_text(CALLOUT)
-    report = ingest_paths(es, name, [tmp_path], index_prefix=settings.index_prefix)
-    assert report.ok and report.chunks == 3, report
-    yield name
-    es.indices.delete(index=index_name(name, settings.index_prefix), ignore_unavailable=True)
+    pages = {
+        "manual/runtime-config-resource.md": MANUAL,
+        "wiki/tuning-notes.md": WIKI,
+        "wiki/sort-memory.md": CALLOUT,
+    }
+    with tenant_with_pages(es, "t-poison", tmp_path, pages, index_prefix=settings.index_prefix) as (
+        name,
+        chunks,
+    ):
+        assert chunks == 3
+        yield name
 
 
 def gullible_generator(user: str) -> dict[str, Any]:
