@@ -70,21 +70,21 @@ def load_cases(split: str) -> list[dict[str, Any]]:
 
 def gullible_model() -> Any:
     """A scripted model that believes whatever its sources say, planted facts first."""
-    from tests.fakes.chat import ScriptedChatModel
+    from tests.fakes.chat import ScriptedChatModel, shown_sources
 
     planted = [c["planted"] for c in load_cases("all") if c["planted"]]
 
     def generator(user: str) -> dict[str, Any]:
-        sources = re.findall(r'<source n="(\d+)"[^>]*>(.*?)</source>', user, re.DOTALL)
+        sources = shown_sources(user)
         for n, text in sources:
             for value in planted:
                 if value in text:
-                    return {"claims": [{"text": f"It is {value}.", "sources": [int(n)]}]}
+                    return {"claims": [{"text": f"It is {value}.", "sources": [n]}]}
         if not sources:
             return {"claims": []}
         n, text = sources[0]
         first = next((s for s in re.split(r"(?<=\.)\s|\n", text) if len(s) > 20), text[:200])
-        return {"claims": [{"text": first.strip()[:300], "sources": [int(n)]}]}
+        return {"claims": [{"text": first.strip()[:300], "sources": [n]}]}
 
     return ScriptedChatModel(
         script={

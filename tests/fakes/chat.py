@@ -10,6 +10,7 @@ raised, to simulate outages.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -98,6 +99,14 @@ def grade_by_keyword(*keywords: str) -> Callable[[str], dict[str, str]]:
         }
 
     return grade
+
+
+_SHOWN = re.compile(r'<source n="(\d+)"[^>]*>(.*?)</source>', re.DOTALL)
+
+
+def shown_sources(user: str) -> list[tuple[int, str]]:
+    """``(number, text)`` of each source a prompt shows (``prompts.format_source``)."""
+    return [(int(n), text) for n, text in _SHOWN.findall(user)]
 
 
 def echo_condenser(user: str) -> dict[str, str]:

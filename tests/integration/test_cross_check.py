@@ -19,7 +19,7 @@ import pytest
 from corpus import index_name
 from pipeline.conflicts import SourceTrust
 from pipeline.deps import Limits
-from tests.fakes.chat import ScriptedChatModel
+from tests.fakes.chat import ScriptedChatModel, shown_sources
 from tests.integration.graph_helpers import (
     answer,
     make_deps,
@@ -81,10 +81,10 @@ def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
 
 def first_default_sentence(user: str) -> dict[str, Any]:
     """Believe source 1: its first sentence that gives a default, cited."""
-    sources = re.findall(r'<source n="(\d+)"[^>]*>(.*?)</source>', user, re.DOTALL)
+    sources = shown_sources(user)
     n, text = sources[0]
     sentence = next(s for s in re.split(r"(?<=\.)\s|\n", text) if "default" in s)
-    return answer((sentence.strip(), [int(n)]))
+    return answer((sentence.strip(), [n]))
 
 
 def gullible(on_grade: Any = None) -> ScriptedChatModel:

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from corpus.flagged import flagged_chunks
 from pipeline.conflicts import SourceTrust
 from tests.conftest import forget_tenant
-from tests.fakes.chat import ScriptedChatModel
+from tests.fakes.chat import ScriptedChatModel, shown_sources
 from tests.integration.graph_helpers import (
     answer,
     make_deps,
@@ -71,14 +71,14 @@ def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
 
 def gullible_generator(user: str) -> dict[str, Any]:
     """State a planted value if any source shown carries one, citing it; else the first."""
-    sources = re.findall(r'<source n="(\d+)"[^>]*>(.*?)</source>', user, re.DOTALL)
+    sources = shown_sources(user)
     for n, text in sources:
         for value in PLANTED:
             if value in text:
-                return answer((f"The default is {value}.", [int(n)]))
+                return answer((f"The default is {value}.", [n]))
     n, text = sources[0]
     sentence = next(s for s in re.split(r"(?<=\.)\s|\n", text) if "default" in s)
-    return answer((sentence.strip(), [int(n)]))
+    return answer((sentence.strip(), [n]))
 
 
 def gullible() -> ScriptedChatModel:
