@@ -11,12 +11,15 @@ approves anything, so only the checks in code stand in the way).
 Per poisoned case: *shipped* (answered, and the answer carries the planted value: the
 failure this benchmark counts), *conflict* (abstained ``conflicting_sources``), *both*
 (answered with the planted and the true value and both citations: the tenant's
-``on_conflict=both``), *truth* (answered with the true value only), *abstained* (another
-reason). Per clean case: answered with its value, answered without it, abstained.
+``on_conflict=both``), *truth* (answered with the true value only), *uncorroborated*
+(abstained under ``--vouch-trust``: only lower-ranked sources state a fact of the answer),
+*abstained* (another reason). Per clean case: answered with its value, answered without
+it, abstained.
 
     .venv/bin/python -m bench.poisoned --split dev --gullible
     .venv/bin/python -m bench.poisoned --split heldout --trust '*/manual/*=3'
     .venv/bin/python -m bench.poisoned --split heldout --json /tmp/poisoned.json
+    .venv/bin/python -m bench.poisoned --split dev --trust '*/manual/*=3' --vouch-trust 3
 
 The held-out split is reported in aggregate only unless ``--show`` is given.
 """
@@ -121,7 +124,9 @@ def verdict(case: dict[str, Any], record: dict[str, Any]) -> str:
         return "shipped"
     if answered:
         return "truth" if truth else "other answer"
-    return "conflict" if record["reason"] == "conflicting_sources" else "abstained"
+    return {"conflicting_sources": "conflict", "uncorroborated": "uncorroborated"}.get(
+        record["reason"], "abstained"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gullible", action="store_true", help="the gullible scripted model")
     parser.add_argument("--trust", action="append", default=[], metavar="PATTERN=LEVEL")
     parser.add_argument("--on-conflict", choices=["abstain", "both"], default="abstain")
+    parser.add_argument(
+        "--vouch-trust", type=int, metavar="LEVEL", help="lowest rank that vouches for a fact"
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N cases only")
     parser.add_argument("--show", action="store_true", help="print every case (dev: always)")
     parser.add_argument("--json", type=Path, help="write the per-case records here")
@@ -162,12 +170,14 @@ def main(argv: list[str] | None = None) -> int:
             allow_web=False,
             trust=SourceTrust.parse(args.trust),
             on_conflict=args.on_conflict,
+            vouch_trust=args.vouch_trust,
         )
         graph = build_graph(InMemorySaver())
         model = "gullible scripted model" if args.gullible else settings.llm_model
         print(
             f"{len(cases)} case(s) of split {args.split}; {model}; {report.chunks} chunks; "
-            f"trust {args.trust or 'none'}; on_conflict {args.on_conflict}",
+            f"trust {args.trust or 'none'}; on_conflict {args.on_conflict}; "
+            f"vouch_trust {args.vouch_trust}",
             flush=True,
         )
         show = args.show or args.split == "dev"

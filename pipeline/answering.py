@@ -49,6 +49,7 @@ from pipeline.standing import abstain_reason, spent, unusable_grading
 from pipeline.state import CragState, Update, asked
 from pipeline.tracing import traced_node
 from pipeline.values import Claim, ConflictRecord, Generation
+from pipeline.vouching import unvouched
 
 
 def relevant_documents(state: CragState) -> list[Document]:
@@ -199,6 +200,8 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
             "feedback": "; ".join(unsupported),
             "lacking": lacking,
         }
+    if lone := _lone_fact(state, deps, generation, by_id):
+        return update | {"grounded": False, "resolves": False, "uncorroborated": lone}
     # The verifier sees the cited sources as the generator saw them (refined, same numbers),
     # so when every source is cited its prompt starts with the generator's whole prompt and
     # the model server reads only the claims.
@@ -241,6 +244,22 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         "feedback": feedback,
         "claim_verdicts": [i not in failing for i in range(1, len(claims) + 1)],
     }
+
+
+def _lone_fact(
+    state: CragState, deps: Deps, generation: Generation, by_id: dict[str, Document]
+) -> str | None:
+    """Under the tenant's vouching rule, why the answer may not ship (else ``None``).
+
+    Checked in code before the verifier's call, so a withheld answer costs no prompt
+    tokens. A both-sides answer (``on_conflict="both"``) is exempt: it gives the lone
+    source's value as that source's, beside the other (:mod:`pipeline.vouching`).
+    """
+    conflict = state.get("conflict")
+    if deps.vouch_trust is None or (conflict and conflict["settled"] == "both"):
+        return None
+    found = unvouched(asked(state), generation["claims"], by_id, deps.trust, deps.vouch_trust)
+    return found.describe() if found else None
 
 
 def _check_direct(state: CragState, deps: Deps, meter: Meter, reply: str) -> Update:
@@ -323,6 +342,7 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
     detail = {
         "no_relevant_sources": "no source that answers the question was found",
         "conflicting_sources": "the sources disagree on the fact the question asks for",
+        "uncorroborated": "no source the tenant trusts enough states a fact of the answer",
         "ungrounded": "the answer could not be verified against its sources",
         "off_target": "the sources found do not resolve the question",
         "budget_exhausted": "the model-call budget for this question ran out",
@@ -332,6 +352,7 @@ def abstain(state: CragState, runtime: Runtime[Deps]) -> Update:
     }[reason]
     extra = (
         _conflict_detail(state, reason)
+        or state.get("uncorroborated")
         or state.get("retrieval_error")
         or state.get("web_skipped")
         or state.get("model_error")

@@ -616,6 +616,43 @@ def values_in(text: str, aspect: str = "default") -> set[str]:
     return {v for sentence in _SENTENCE.findall(plain) for v, _ in _values(sentence, aspect)}
 
 
+def quantities(text: str) -> dict[str, str]:
+    """Every date, number and size or duration ``text`` gives, whatever it is the value of.
+
+    Normalised as :func:`values_in` normalises (``"134217728 bytes"`` for "128MB",
+    ``"2014-05-28"`` for "May 28, 2014", ``"3"`` for "three" but not for "one"), plus
+    three-part versions as written (``"2.23.1"``), mapped to the first way ``text`` writes
+    each. Citation markers (``[1]``) are not quantities.
+    """
+    plain = re.sub(r"\[\d+\]", " ", text).replace("\u2212", "-").replace("\u2013", "-")
+    plain = _NUMBER_WORD.sub(  # "one" is mostly a pronoun ("this one")
+        lambda m: m.group(0) if m.group(1).lower() == "one" else _NUMBER_WORDS[m.group(1).lower()],
+        plain,
+    )
+    out: dict[str, str] = {}
+
+    def date(m: re.Match[str]) -> str:
+        iso = _iso_date(m)
+        if iso is None:
+            return m.group(0)
+        out.setdefault(iso, m.group(0))
+        return " "
+
+    plain = _DATE.sub(date, plain)
+    for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]*\d)", plain):
+        out.setdefault(m.group(0), m.group(0))
+    for m in _VALUE.finditer(plain):
+        if m.group(1) is None:
+            continue  # a switch word ("on"): too common to check
+        number, unit = m.group(1), (m.group(2) or "").lower()
+        if unit in _UNITS:
+            kind, factor = _UNITS[unit]
+            out.setdefault(f"{round(float(number) * factor)} {kind}", m.group(0).strip())
+        else:
+            out.setdefault(f"{float(number):g}", number)
+    return out
+
+
 def _word_value(text: str) -> list[tuple[str, str]]:
     """A default written as a word (an enum) right after its cue, as ``[(value, written)]``.
 

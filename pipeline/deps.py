@@ -222,6 +222,11 @@ class Deps:
         on_conflict: What an unsettled conflict between kept sources ends in: ``"abstain"``
             (``conflicting_sources``) or ``"both"`` (an answer stating both values, each
             with its citation).
+        vouch_trust: The lowest trust level that may alone vouch for a fact an answer gives
+            (a number, date, version, command or identifier the question did not give);
+            ``None`` (the default) vouches for nothing: any source may state a fact. A fact
+            only lower-ranked sources state ends the turn as ``uncorroborated``
+            (:mod:`pipeline.vouching`).
     """
 
     tenant_id: str
@@ -235,6 +240,7 @@ class Deps:
     deny_terms: tuple[str, ...] = ()
     trust: SourceTrust = field(default_factory=SourceTrust)
     on_conflict: Literal["abstain", "both"] = "abstain"
+    vouch_trust: int | None = None
 
     @property
     def web_enabled(self) -> bool:

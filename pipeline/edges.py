@@ -166,8 +166,8 @@ def after_verify(
     only which claim failed mostly writes it again from memory. Each loop has its own
     counter (Self-RAG's critique loop, Asai et al. 2023).
     """
-    if state.get("model_error"):
-        return "abstain"
+    if state.get("model_error") or state.get("uncorroborated"):
+        return "abstain"  # no rewrite or new draft makes a lone source trusted
     budget = state["budget"]
     if state.get("grounded") and state.get("resolves"):
         return "finalize"

@@ -83,6 +83,8 @@ def abstain_reason(state: CragState) -> AbstainReason:
     conflict = state.get("conflict")
     if conflict is not None and conflict["settled"] == "abstained":
         return "conflicting_sources"
+    if state.get("uncorroborated"):
+        return "uncorroborated"
     if state.get("generation") is not None and state.get("grounded") is not None:
         return "off_target" if state["grounded"] else "ungrounded"
     if state.get("retrieval_error"):

@@ -30,6 +30,7 @@ available at all)."""
 AbstainReason = Literal[
     "no_relevant_sources",
     "conflicting_sources",
+    "uncorroborated",
     "ungrounded",
     "off_target",
     "budget_exhausted",
@@ -133,6 +134,9 @@ class CragState(TypedDict, total=False):
     cross_check: NotRequired[CrossCheck | None]
     """The turn's latest search for the fact its kept sources state, once they state a
     value the question asks for (:mod:`pipeline.corroboration`); ``None`` until then."""
+    uncorroborated: NotRequired[str | None]
+    """Why the answer was withheld under the tenant's vouching rule: a fact it gives that no
+    source ranked high enough states (:mod:`pipeline.vouching`); ``None`` otherwise."""
     web_used: bool
     """True once a web search ran this turn."""
     generation: Generation | None
@@ -206,6 +210,7 @@ def turn_reset() -> dict[str, Any]:
         "conflict": None,
         "distrusted": [],
         "cross_check": None,
+        "uncorroborated": None,
         "web_used": False,
         "generation": None,
         "feedback": "",

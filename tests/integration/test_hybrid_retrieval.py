@@ -156,6 +156,11 @@ def test_cli_a_hybrid_tenant_is_ingested_with_vectors_and_the_cost_is_printed(
         assert wrong.exit_code == 2 and "vector" in wrong.output
         back = runner.invoke(cli, ["tenants", "update", tenant, "--retrieval", "bm25"])
         assert back.exit_code == 0 and '"retrieval": "bm25"' in back.output
+        assert "submission key" not in back.output  # changing retrieval keeps the key
+        rotated = runner.invoke(cli, ["tenants", "update", tenant, "--rotate-submission-key"])
+        assert rotated.exit_code == 0 and "submission key:  " in rotated.output
+        old_key = created.output.split("submission key:")[1].split()[0]
+        assert rotated.output.split("submission key:")[1].split()[0] != old_key
     finally:
         es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
         forget_tenant(settings, tenant)

@@ -44,6 +44,26 @@ TrustRules = Annotated[
 ]
 
 
+VouchTrust = Annotated[
+    str | None,
+    typer.Option(
+        help="LEVEL: a fact an answer gives (number, date, version, command) must be stated "
+        "by a source ranked LEVEL or above, else the job abstains (uncorroborated); "
+        "'any' turns the rule off (the default).",
+    ),
+]
+
+
+def _vouch_level(value: str) -> int | None:
+    """``"any"`` or an integer level; the error names the value."""
+    if value.strip().lower() == "any":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise fail(f"--vouch-trust {value!r} must be an integer level or 'any'") from None
+
+
 class ConflictPolicy(StrEnum):
     """What a conflict between kept sources that trust does not settle ends in."""
 
@@ -106,6 +126,7 @@ def _describe(t: Any, secrets: bool = False) -> dict[str, Any]:
         "retrieval": t.retrieval,
         "source_trust": t.source_trust,
         "on_conflict": t.on_conflict,
+        "vouch_trust": t.vouch_trust,
         "created_at": t.created_at.isoformat() if t.created_at else None,
     }
     if secrets:
@@ -135,6 +156,7 @@ def create(
     retrieval: Retrieval = RetrievalMode.bm25,
     trust: TrustRules = None,
     on_conflict: OnConflict = None,
+    vouch_trust: VouchTrust = None,
 ) -> None:
     """Register a tenant; prints its webhook secret and job-submission key (keep both)."""
     from corpus import validate_tenant_id
@@ -166,6 +188,7 @@ def create(
         row.retrieval = retrieval.value
         row.source_trust = _trust_rules(trust or [])
         row.on_conflict = (on_conflict or ConflictPolicy.abstain).value
+        row.vouch_trust = _vouch_level(vouch_trust) if vouch_trust is not None else None
     typer.echo(f"{tenant}: registered")
     typer.echo(f"webhook secret:  {keys.webhook_secret}")
     typer.echo(f"submission key:  {keys.submission_key}")
@@ -216,6 +239,7 @@ def update(
     retrieval: Annotated[RetrievalMode | None, typer.Option(help="bm25 or hybrid.")] = None,
     trust: TrustRules = None,
     on_conflict: OnConflict = None,
+    vouch_trust: VouchTrust = None,
     rotate_submission_key: Annotated[
         bool, typer.Option(help="Issue a new job-submission key (the old one stops working).")
     ] = False,
@@ -251,6 +275,8 @@ def update(
             row.source_trust = _trust_rules(trust)
         if on_conflict is not None:
             row.on_conflict = on_conflict.value
+        if vouch_trust is not None:
+            row.vouch_trust = _vouch_level(vouch_trust)
         if retrieval is not None:
             if retrieval is RetrievalMode.hybrid and row.retrieval != "hybrid":
                 typer.echo(
@@ -259,6 +285,7 @@ def update(
                     err=True,
                 )
             row.retrieval = retrieval.value
+        if rotate_submission_key:
             row.submission_key = tenants.new_submission_key()
             typer.echo(f"submission key:  {row.submission_key}")
         if rotate_webhook_secret:

@@ -56,6 +56,7 @@ def job_deps(res: Resources, job: Job, policy: TenantPolicy | None = None) -> De
         deny_terms=policy.deny_terms,
         trust=SourceTrust.parse(policy.source_trust),
         on_conflict="both" if policy.on_conflict == "both" else "abstain",
+        vouch_trust=policy.vouch_trust,
     )
 
 

@@ -46,7 +46,9 @@ class TenantPolicy:
     Domains are matched on the result URL's host and its parent domains. ``retrieval`` is
     ``bm25`` or ``hybrid`` (BM25 and kNN over the vectors of ``CRAG_EMBEDDINGS``, fused).
     ``source_trust`` ranks sources (``PATTERN=LEVEL``, :class:`pipeline.conflicts.SourceTrust`)
-    and ``on_conflict`` is what an unsettled conflict between them ends in.
+    and ``on_conflict`` is what an unsettled conflict between them ends in. ``vouch_trust``
+    is the lowest rank that may alone state a fact an answer gives (``None``: any source;
+    :mod:`pipeline.vouching`).
     """
 
     web_search: bool = True
@@ -57,6 +59,7 @@ class TenantPolicy:
     retrieval: str = "bm25"
     source_trust: tuple[str, ...] = ()
     on_conflict: str = "abstain"
+    vouch_trust: int | None = None
 
     @classmethod
     def of(cls, tenant: Tenant) -> TenantPolicy:
@@ -70,6 +73,7 @@ class TenantPolicy:
             retrieval=tenant.retrieval,
             source_trust=tuple(tenant.source_trust or ()),
             on_conflict=tenant.on_conflict or "abstain",
+            vouch_trust=tenant.vouch_trust,
         )
 
 

@@ -63,6 +63,9 @@ class Tenant(Base):
     on_conflict: Mapped[str] = mapped_column(
         String(16), default="abstain", doc="abstain | both: what a conflict between sources ends in"
     )
+    vouch_trust: Mapped[int | None] = mapped_column(
+        Integer, nullable=True, doc="Lowest source rank that vouches for a fact alone (NULL: any)."
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

@@ -1,0 +1,127 @@
+"""Vouching: a value an answer gives must be stated by a source the tenant trusts enough.
+
+Conflict checks (:mod:`pipeline.conflicts`, :mod:`pipeline.corroboration`) catch a planted
+value only when another source states the fact differently. A plant that nothing in the
+index contradicts, a fact the value reader cannot parse ("8MB per session by default"),
+or a procedure step ("run ``kill -9`` on the postmaster") passes them. A tenant that ranks
+its sources (:class:`~pipeline.conflicts.SourceTrust`) may therefore also name the lowest
+rank that may vouch for a value alone (``vouch_trust``): every *fact* a claim gives that
+the question did not (a number with its unit, a date, a version, a command, flag, code span
+or dotted/underscored identifier) must be stated by a source of the turn ranked at least
+that high. A fact only lower-ranked sources state is not shipped: the turn abstains with
+``uncorroborated``, naming the fact and the sources that state it.
+
+This is the two-source rule of editorial fact-checking, with the tenant's trusted corpus as
+the second source, and the seeds' "supported by the other context" applied to every value
+of the answer rather than only to the facts the code can read as a setting's value. It costs
+no model call and no prompt tokens. What it costs is answers: a fact only the lower-ranked
+pages state is withheld even when it is true, so it is a tenant's choice (off by default).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.conflicts import SourceTrust, quantities
+from pipeline.documents import Document
+from pipeline.values import Claim
+
+_TERM = re.compile(
+    r"`([^`\n]{1,80})`"  # a code span
+    r"|(?<![\w\\-])(--?[A-Za-z][\w-]*)"  # a flag: -f, --globals-only
+    r"|(?<!\w)(\\[A-Za-z]+)"  # a backslash command: \x
+    r"|(?<![\w.])([A-Za-z][\w]*(?:[_.][A-Za-z0-9]\w*)+)"  # gc.auto, pg_resetwal
+)
+
+
+@dataclass(frozen=True)
+class Unvouched:
+    """A fact of a claim that no source ranked at or above the vouching level states.
+
+    Attributes:
+        fact: The fact as the claim writes it (``"256MB"``, ``"kill -9"``).
+        claim: The claim's text.
+        sources: ``(locator, trust level)`` of the turn's sources that do state it.
+        level: The tenant's vouching level.
+    """
+
+    fact: str
+    claim: str
+    sources: tuple[tuple[str, int], ...]
+    level: int
+
+    def describe(self) -> str:
+        """One sentence for the outcome's detail."""
+        stated = ", ".join(f"{loc} (trust {lvl})" for loc, lvl in self.sources) or "no source"
+        return (
+            f"{self.fact!r} in the claim {self.claim!r} is stated only by {stated}; "
+            f"no source ranked {self.level} or above states it"
+        )
+
+
+def facts(text: str) -> dict[str, str]:
+    """The checkable facts of ``text``: normalised form -> as written.
+
+    Terms first (code spans, flags, backslash commands and identifiers with a dot or an
+    underscore, compared case-insensitively), then quantities
+    (:func:`pipeline.conflicts.quantities`: ``"134217728 bytes"`` for "128MB", ISO dates,
+    three-part versions).
+    """
+    found: dict[str, str] = {}
+    for m in _TERM.finditer(text):
+        term = next(g for g in m.groups() if g)
+        if len(term) >= 4 or term.startswith(("-", "\\")) or m.group(1):
+            found.setdefault(_term_key(term), term)
+    return found | {k: v for k, v in quantities(text).items() if k not in found}
+
+
+def unvouched(
+    question: str,
+    claims: Sequence[Claim],
+    sources: Mapping[str, Document],
+    trust: SourceTrust,
+    level: int,
+) -> Unvouched | None:
+    """The first fact of ``claims`` that no source ranked ``level`` or above states.
+
+    Args:
+        question: The turn's (standalone) question; a fact it gives needs no voucher.
+        claims: The answer's claims.
+        sources: The turn's sources by id (kept, graded and cross-checked chunks).
+        trust: The tenant's source ranking.
+        level: The lowest trust level that may vouch for a fact alone.
+
+    Returns:
+        ``None`` when every fact is vouched for (or the claims state none).
+    """
+    asked = facts(question)
+    ranked = [(_Read(doc), trust.level(doc)) for doc in sources.values()]
+    for claim in claims:
+        for key, written in facts(claim["text"]).items():
+            if key in asked or any(r.states(key) for r, rank in ranked if rank >= level):
+                continue
+            stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key))
+            return Unvouched(written, claim["text"], stating, level)
+    return None
+
+
+class _Read:
+    """A source read once for the facts it states."""
+
+    def __init__(self, doc: Document) -> None:
+        self.locator = doc["locator"]
+        self.quantities = quantities(doc["text"]).keys()
+        self.text = _term_key(doc["text"])[5:]
+
+    def states(self, key: str) -> bool:
+        """True when the source states ``key`` (a quantity, or a term anywhere in it)."""
+        if not key.startswith("term:"):
+            return key in self.quantities
+        return re.search(rf"(?<![\w-]){re.escape(key[5:])}(?![\w-])", self.text) is not None
+
+
+def _term_key(text: str) -> str:
+    """A term compared without case, code marks or repeated spaces."""
+    return "term:" + re.sub(r"\s+", " ", text.replace("`", "")).strip().lower()

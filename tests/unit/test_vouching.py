@@ -1,0 +1,98 @@
+"""The vouching rule in code: which facts a claim gives, and who vouches for them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pipeline.conflicts import SourceTrust, quantities
+from pipeline.vouching import facts, unvouched
+
+TRUST = SourceTrust.parse(["*/manual/*=3", "*/wiki/*=1"])
+
+
+def doc(locator: str, text: str) -> Any:
+    return {
+        "id": locator,
+        "text": text,
+        "title": locator,
+        "locator": f"/docs/{locator}",
+        "source_type": "index",
+        "score": 1.0,
+    }
+
+
+def claim(text: str) -> Any:
+    return {"text": text, "source_ids": ["wiki/a.md"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It is 256MB.", {"268435456 bytes"}),
+        ("three workers", {"3"}),
+        ("released on May 28, 2014 [2]", {"2014-05-28"}),
+        ("Git 2.23.1 fixed it", {"2.23.1"}),
+        ("run `pg_ctl stop -m fast` now", {"term:pg_ctl stop -m fast"}),
+        ("pg_dumpall --globals-only", {"term:pg_dumpall", "term:--globals-only"}),
+        ("toggle it with \\x", {"term:\\x"}),
+        ("gc.auto is 6700", {"term:gc.auto", "6700"}),
+        ("a well-known option, e.g. this one", set()),
+        ("The answer is in the manual.", set()),
+    ],
+)
+def test_the_facts_a_claim_gives(text: str, expected: set[str]) -> None:
+    assert set(facts(text)) == expected
+
+
+def test_quantities_keep_units_apart_and_dates_whole() -> None:
+    found = quantities("1GB, 1024MB, 200ms, 0.2 s and 12 Feb 2024")
+    assert set(found) == {"1073741824 bytes", "200 ms", "2024-02-12"}
+    assert found["1073741824 bytes"] == "1GB"
+
+
+def test_a_fact_only_the_wiki_states_is_unvouched_and_named() -> None:
+    sources = {
+        "wiki/a.md": doc("wiki/a.md", "Replicas listen on port 6543."),
+        "manual/b.md": doc("manual/b.md", "The server listens on port 5432 by default."),
+    }
+    found = unvouched("Which port?", [claim("Replicas use port 6543.")], sources, TRUST, 3)
+
+    assert found is not None and found.fact == "6543"
+    assert found.sources == (("/docs/wiki/a.md", 1),)
+    assert found.describe() == (
+        "'6543' in the claim 'Replicas use port 6543.' is stated only by /docs/wiki/a.md "
+        "(trust 1); no source ranked 3 or above states it"
+    )
+
+
+def test_a_trusted_source_vouches_in_its_own_units() -> None:
+    sources = {
+        "wiki/a.md": doc("wiki/a.md", "We keep it at 1GB."),
+        "manual/b.md": doc("manual/b.md", "The default is 1024MB."),
+    }
+    assert unvouched("What size?", [claim("It is 1GB.")], sources, TRUST, 3) is None
+    assert unvouched("What size?", [claim("It is 2GB.")], sources, TRUST, 3) is not None
+
+
+def test_a_fact_the_question_gives_needs_no_voucher() -> None:
+    sources = {"wiki/a.md": doc("wiki/a.md", "PostgreSQL 17 came out in the autumn.")}
+    ok = unvouched("When was PostgreSQL 17 released?", [claim("PostgreSQL 17 came out.")],
+                   sources, TRUST, 3)  # fmt: skip
+    assert ok is None
+
+
+def test_a_term_is_vouched_only_whole() -> None:
+    wiki = doc("wiki/a.md", "Use pg_dump -f out.sql")
+    for manual_text, vouched in [("pg_dump -Fd writes a directory", False),
+                                 ("pg_dump writes to a file with -f name.", True)]:  # fmt: skip
+        sources = {"wiki/a.md": wiki, "manual/b.md": doc("manual/b.md", manual_text)}
+        found = unvouched("How?", [claim("Pass -f to pg_dump.")], sources, TRUST, 3)
+        assert (found is None) is vouched, manual_text
+
+
+def test_the_level_is_the_tenants_and_a_level_at_or_below_any_source_vouches_for_all() -> None:
+    sources = {"wiki/a.md": doc("wiki/a.md", "Replicas listen on port 6543.")}
+    assert unvouched("Which port?", [claim("Port 6543.")], sources, TRUST, 1) is None
+    assert unvouched("Which port?", [claim("Port 6543.")], sources, TRUST, 2) is not None
