@@ -418,6 +418,9 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
     if found is None:
         update, found = cross_check(state, deps, docs)
         if found is None:
+            earlier = state.get("conflict")
+            if earlier and earlier["settled"] == "both":
+                update["conflict"] = None  # that both-sides answer is not the one written now
             return update
         state = {**state, **update}  # type: ignore[typeddict-item]
         docs = relevant_documents(state)  # with the sources the cross-check found

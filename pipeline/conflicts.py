@@ -24,8 +24,9 @@ both citations: :func:`both_sides_answer`).
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.documents import Document
@@ -76,8 +77,8 @@ _MONTHS = {
 }  # fmt: skip
 _DATE = re.compile(
     r"\b(\d{4})-(\d{2})-(\d{2})\b"
-    r"|\b([A-Za-z]{3,9})\.? (\d{1,2}),? (\d{4})\b"
-    r"|\b(\d{1,2}) ([A-Za-z]{3,9})\.? (\d{4})\b"
+    r"|\b([A-Za-z]{3,9})\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b"
+    r"|\b(\d{1,2})(?:st|nd|rd|th)? ([A-Za-z]{3,9})\.? (\d{4})\b"
 )
 _UNITS: dict[str, tuple[str, float]] = {
     "b": ("bytes", 1), "byte": ("bytes", 1), "bytes": ("bytes", 1),
@@ -90,10 +91,15 @@ _UNITS: dict[str, tuple[str, float]] = {
     "tb": ("bytes", 1024**4), "tib": ("bytes", 1024**4), "terabyte": ("bytes", 1024**4),
     "terabytes": ("bytes", 1024**4),
     "us": ("ms", 0.001), "ms": ("ms", 1), "millisecond": ("ms", 1), "milliseconds": ("ms", 1),
+    "msec": ("ms", 1), "msecs": ("ms", 1),
     "s": ("ms", 1000), "sec": ("ms", 1000), "second": ("ms", 1000), "seconds": ("ms", 1000),
+    "secs": ("ms", 1000),
     "min": ("ms", 60_000), "minute": ("ms", 60_000), "minutes": ("ms", 60_000),
+    "mins": ("ms", 60_000),
     "h": ("ms", 3_600_000), "hour": ("ms", 3_600_000), "hours": ("ms", 3_600_000),
+    "hr": ("ms", 3_600_000), "hrs": ("ms", 3_600_000),
     "d": ("ms", 86_400_000), "day": ("ms", 86_400_000), "days": ("ms", 86_400_000),
+    "week": ("ms", 604_800_000), "weeks": ("ms", 604_800_000),
     "%": ("percent", 1), "percent": ("percent", 1),
 }  # fmt: skip
 _VALUE = re.compile(
@@ -590,8 +596,9 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
         number, unit = m.group(1), (m.group(2) or "").lower()
         written = m.group(0).strip()
         if unit in _UNITS:
-            kind, factor = _UNITS[unit]
-            out.setdefault(f"{round(float(number) * factor)} {kind}", written)
+            scaled = _scaled(number, unit)
+            if scaled is not None:
+                out.setdefault(scaled, written)
         else:
             out.setdefault(f"{float(number):g}" if aspect != "version" else number, written)
     return list(out.items())
@@ -617,14 +624,19 @@ def values_in(text: str, aspect: str = "default") -> set[str]:
 
 
 def quantities(text: str) -> dict[str, str]:
-    """Every date, number and size or duration ``text`` gives, whatever it is the value of.
+    """Every date, number, time and size or duration ``text`` gives, whatever it is the value of.
 
     Normalised as :func:`values_in` normalises (``"134217728 bytes"`` for "128MB",
-    ``"2014-05-28"`` for "May 28, 2014", ``"3"`` for "three" but not for "one"), plus
-    three-part versions as written (``"2.23.1"``), mapped to the first way ``text`` writes
-    each. Citation markers (``[1]``) are not quantities.
+    ``"2014-05-28"`` for "May 28th, 2014", ``"3"`` for "three" but not for "one",
+    ``"1600"`` for "1,600"), mapped to the first way ``text`` writes each. Kept as written,
+    since their parts are not numbers to compare: versions after a version word or a ``v``
+    (``"version 2.10"`` for "Git 2.10" and "v2.10", so 2.10 is not 2.1), three-part
+    versions, times and numeric dates (``"03:00"``, ``"05/28/2014"``), a month and year
+    (``"2023-06"``), and a number fused with letters no unit list knows (``"30m"``,
+    ``"10k"``). Citation markers (``[1]``, ``[1, 2]``) are not quantities.
     """
-    plain = re.sub(r"\[\d+\]", " ", text).replace("\u2212", "-").replace("\u2013", "-")
+    plain = re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", text).replace("\u2212", "-").replace("\u2013", "-")
+    plain = re.sub(r"(?<=\d),(?=\d{3}\b)", "", plain)  # 1,600 is one number
     plain = _NUMBER_WORD.sub(  # "one" is mostly a pronoun ("this one")
         lambda m: m.group(0) if m.group(1).lower() == "one" else _NUMBER_WORDS[m.group(1).lower()],
         plain,
@@ -638,19 +650,50 @@ def quantities(text: str) -> dict[str, str]:
         out.setdefault(iso, m.group(0))
         return " "
 
+    def month_year(m: re.Match[str]) -> str:
+        number = _MONTHS.get(m.group(1).lower())
+        return kept(f"{{1}}-{number:02d}")(m) if number else m.group(0)
+
+    def kept(key: str) -> Callable[[re.Match[str]], str]:
+        def keep(m: re.Match[str]) -> str:
+            out.setdefault(key.format(*m.groups(), whole=m.group(0).lower()), m.group(0))
+            return " "
+
+        return keep
+
     plain = _DATE.sub(date, plain)
-    for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]*\d)", plain):
-        out.setdefault(m.group(0), m.group(0))
+    plain = _MONTH_YEAR.sub(month_year, plain)
+    plain = re.sub(r"(?<![\w.:/])\d+(?:[:/]\d+)+(?![\w:/])", kept("{whole}"), plain)
+    plain = _VERSION_WRITTEN.sub(kept("version {0}"), plain)
+    plain = re.sub(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]*\d)", kept("{whole}"), plain)
     for m in _VALUE.finditer(plain):
         if m.group(1) is None:
             continue  # a switch word ("on"): too common to check
         number, unit = m.group(1), (m.group(2) or "").lower()
         if unit in _UNITS:
-            kind, factor = _UNITS[unit]
-            out.setdefault(f"{round(float(number) * factor)} {kind}", m.group(0).strip())
+            scaled = _scaled(number, unit)
+            if scaled is not None:
+                out.setdefault(scaled, m.group(0).strip())
         else:
             out.setdefault(f"{float(number):g}", number)
+    for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?([A-Za-z]+)\b", plain):
+        if m.group(1).lower() not in _UNITS:
+            out.setdefault(m.group(0).lower(), m.group(0))
     return out
+
+
+_MONTH_YEAR = re.compile(r"\b([A-Za-z]{3,9})\.? (\d{4})\b")
+_VERSION_WRITTEN = re.compile(
+    r"\b(?:v|(?:version|release|postgresql|postgres|git|pg)\s?)(\d+\.\d+)(?![\w.]*\d)",
+    re.IGNORECASE,
+)
+
+
+def _scaled(number: str, unit: str) -> str | None:
+    """``number`` in ``unit`` as the unit's base (``"268435456 bytes"``), or ``None`` if huge."""
+    kind, factor = _UNITS[unit]
+    value = float(number) * factor
+    return f"{round(value)} {kind}" if math.isfinite(value) else None
 
 
 def _word_value(text: str) -> list[tuple[str, str]]:

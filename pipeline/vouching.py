@@ -36,6 +36,14 @@ _TERM = re.compile(
 )
 
 
+_VERSION = re.compile(r"v\d+(?:\.\d+)+", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    """``text`` with Markdown escapes undone and a dash before a letter read as ``--``."""
+    return re.sub(r"[\u2013\u2014](?=[A-Za-z])", "--", re.sub(r"\\([_*`])", r"\1", text))
+
+
 @dataclass(frozen=True)
 class Unvouched:
     """A fact of a claim that no source ranked at or above the vouching level states.
@@ -54,9 +62,10 @@ class Unvouched:
 
     def describe(self) -> str:
         """One sentence for the outcome's detail."""
-        stated = ", ".join(f"{loc} (trust {lvl})" for loc, lvl in self.sources) or "no source"
+        stated = ", ".join(f"{loc} (trust {lvl})" for loc, lvl in self.sources)
+        by = f"is stated only by {stated}" if stated else "is stated by none of the sources"
         return (
-            f"{self.fact!r} in the claim {self.claim!r} is stated only by {stated}; "
+            f"{self.fact!r} in the claim {self.claim!r} {by}; "
             f"no source ranked {self.level} or above states it"
         )
 
@@ -64,15 +73,18 @@ class Unvouched:
 def facts(text: str) -> dict[str, str]:
     """The checkable facts of ``text``: normalised form -> as written.
 
-    Terms first (code spans, flags, backslash commands and identifiers with a dot or an
-    underscore, compared case-insensitively), then quantities
+    Terms first (code spans and identifiers with a dot or an underscore, compared without
+    case; flags and backslash commands, with case: ``-D`` is not ``-d``), then quantities
     (:func:`pipeline.conflicts.quantities`: ``"134217728 bytes"`` for "128MB", ISO dates,
     three-part versions).
     """
+    text = _plain(text)
     found: dict[str, str] = {}
     for m in _TERM.finditer(text):
-        term = next(g for g in m.groups() if g)
-        if len(term) >= 4 or term.startswith(("-", "\\")) or m.group(1):
+        if m.group(2) or m.group(3):  # -D is not -d
+            found.setdefault(f"flag:{m.group(2) or m.group(3)}", m.group(0))
+        elif m.group(1) or (len(m.group(4)) >= 4 and not _VERSION.fullmatch(m.group(4))):
+            term = (m.group(1) or m.group(4)).removeprefix("$ ")
             found.setdefault(_term_key(term), term)
     return found | {k: v for k, v in quantities(text).items() if k not in found}
 
@@ -111,15 +123,19 @@ class _Read:
     """A source read once for the facts it states."""
 
     def __init__(self, doc: Document) -> None:
+        text = _plain(doc["text"])
         self.locator = doc["locator"]
-        self.quantities = quantities(doc["text"]).keys()
-        self.text = _term_key(doc["text"])[5:]
+        self.quantities = quantities(text).keys()
+        self.folded = _term_key(text)[5:]
+        self.text = text
 
     def states(self, key: str) -> bool:
-        """True when the source states ``key`` (a quantity, or a term anywhere in it)."""
-        if not key.startswith("term:"):
+        """True when the source states ``key`` (a quantity, or a term anywhere in it, whole)."""
+        kind, _, term = key.partition(":")
+        if kind not in ("term", "flag"):
             return key in self.quantities
-        return re.search(rf"(?<![\w-]){re.escape(key[5:])}(?![\w-])", self.text) is not None
+        within = self.folded if kind == "term" else self.text
+        return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", within) is not None
 
 
 def _term_key(text: str) -> str:

@@ -168,6 +168,9 @@ def test_the_tenant_sets_its_vouching_level_and_a_bad_one_names_itself(
         assert policy().vouch_trust is None
         bad = runner.invoke(cli, ["tenants", "update", name, "--vouch-trust", "high"])
         assert bad.exit_code != 0 and "'high' must be an integer level or 'any'" in bad.output
+        unreachable = runner.invoke(cli, ["tenants", "update", name, "--vouch-trust", "3"])
+        assert unreachable.exit_code != 0 and "no source ranks that high" in unreachable.output
+        assert policy().vouch_trust is None  # nothing of the refused update was kept
         good = runner.invoke(cli, ["tenants", "update", name, *_trust(), "--vouch-trust", "3"])
         assert good.exit_code == 0, good.output
         assert '"vouch_trust": 3' in good.output and policy().vouch_trust == 3

@@ -35,8 +35,13 @@ def claim(text: str) -> Any:
         ("released on May 28, 2014 [2]", {"2014-05-28"}),
         ("Git 2.23.1 fixed it", {"2.23.1"}),
         ("run `pg_ctl stop -m fast` now", {"term:pg_ctl stop -m fast"}),
-        ("pg_dumpall --globals-only", {"term:pg_dumpall", "term:--globals-only"}),
-        ("toggle it with \\x", {"term:\\x"}),
+        ("pg_dumpall --globals-only", {"term:pg_dumpall", "flag:--globals-only"}),
+        ("pg_dumpall \u2013globals-only", {"term:pg_dumpall", "flag:--globals-only"}),
+        ("toggle it with \\x", {"flag:\\x"}),
+        ("the escaped pg\\_resetwal", {"term:pg_resetwal"}),
+        ("`$ pg_ctl promote` [1, 2]", {"term:pg_ctl promote"}),
+        ("Added in v2.13, up to 1,600 columns", {"version 2.13", "1600"}),
+        ("at 03:00 on May 28th, 2014", {"03:00", "2014-05-28"}),
         ("gc.auto is 6700", {"term:gc.auto", "6700"}),
         ("a well-known option, e.g. this one", set()),
         ("The answer is in the manual.", set()),
@@ -50,6 +55,17 @@ def test_quantities_keep_units_apart_and_dates_whole() -> None:
     found = quantities("1GB, 1024MB, 200ms, 0.2 s and 12 Feb 2024")
     assert set(found) == {"1073741824 bytes", "200 ms", "2024-02-12"}
     assert found["1073741824 bytes"] == "1GB"
+
+
+def test_versions_are_not_decimals_and_units_the_list_lacks_stay_whole() -> None:
+    assert set(quantities("Git 2.10")) == {"version 2.10"} != set(quantities("Git 2.1"))
+    assert set(quantities("v2.13")) == set(quantities("Git 2.13"))
+    assert set(quantities("10 mins or 30m, 10k")) == {"600000 ms", "30m", "10k"}
+    assert set(quantities("June 2023")) == {"2023-06"} != set(quantities("May 2023"))
+
+
+def test_a_number_too_large_for_a_float_is_no_crash() -> None:
+    assert quantities("9" * 400 + " bytes") == {}
 
 
 def test_a_fact_only_the_wiki_states_is_unvouched_and_named() -> None:
@@ -83,6 +99,16 @@ def test_a_fact_the_question_gives_needs_no_voucher() -> None:
     assert ok is None
 
 
+def test_a_flag_keeps_its_case_and_a_fact_from_no_source_says_so() -> None:
+    sources = {"manual/b.md": doc("manual/b.md", "git branch -d deletes a merged branch.")}
+    found = unvouched("How?", [claim("Run git branch -D.")], sources, TRUST, 3)
+    assert found is not None and found.fact == "-D"
+    assert found.describe().endswith(
+        "is stated by none of the sources; no source ranked 3 or above states it"
+    )
+    assert unvouched("How?", [claim("Run git branch -d.")], sources, TRUST, 3) is None
+
+
 def test_a_term_is_vouched_only_whole() -> None:
     wiki = doc("wiki/a.md", "Use pg_dump -f out.sql")
     for manual_text, vouched in [("pg_dump -Fd writes a directory", False),
@@ -96,3 +122,20 @@ def test_the_level_is_the_tenants_and_a_level_at_or_below_any_source_vouches_for
     sources = {"wiki/a.md": doc("wiki/a.md", "Replicas listen on port 6543.")}
     assert unvouched("Which port?", [claim("Port 6543.")], sources, TRUST, 1) is None
     assert unvouched("Which port?", [claim("Port 6543.")], sources, TRUST, 2) is not None
+
+
+def test_a_later_round_without_a_conflict_drops_the_both_sides_record() -> None:
+    """Else its exemption from vouching would cover the model's answer of the new round."""
+    from pipeline.answering import settle_conflict
+    from pipeline.deps import Deps, Limits, Models
+
+    stale = {"subject": "port", "aspect": "port", "values": {}, "settled": "both",
+             "winner": None, "detail": "two ports"}  # fmt: skip
+    graded = {"document": doc("wiki/a.md", "Use `kill -9` on it."), "relevant": True,
+              "score": 0.9}  # fmt: skip
+    state: Any = {"question": "How do I stop it?", "conflict": stale, "graded": [graded]}
+    deps = Deps("t", Models.single(None), None, None, None, limits=Limits(), vouch_trust=3)  # type: ignore[arg-type]
+
+    assert settle_conflict(state, deps) == {"conflict": None}
+    state["conflict"] = dict(stale, settled="trust")
+    assert settle_conflict(state, deps) == {}  # a trust settlement still stands

@@ -64,6 +64,22 @@ def _vouch_level(value: str) -> int | None:
         raise fail(f"--vouch-trust {value!r} must be an integer level or 'any'") from None
 
 
+def _check_vouching(row: Any) -> None:
+    """Refuse a vouching level no source can reach: every answer stating a fact would abstain."""
+    from pipeline.conflicts import SourceTrust
+
+    if row.vouch_trust is None:
+        return
+    trust = SourceTrust.parse(row.source_trust)
+    top = max([trust.index_default, *(level for _, level in trust.rules)])
+    if row.vouch_trust > top:
+        raise fail(
+            f"--vouch-trust {row.vouch_trust}: no source ranks that high (the highest is {top}), "
+            f"so every answer that states a fact would abstain; add a --trust rule ranking "
+            f"your trusted sources {row.vouch_trust} or above"
+        )
+
+
 class ConflictPolicy(StrEnum):
     """What a conflict between kept sources that trust does not settle ends in."""
 
@@ -189,6 +205,7 @@ def create(
         row.source_trust = _trust_rules(trust or [])
         row.on_conflict = (on_conflict or ConflictPolicy.abstain).value
         row.vouch_trust = _vouch_level(vouch_trust) if vouch_trust is not None else None
+        _check_vouching(row)
     typer.echo(f"{tenant}: registered")
     typer.echo(f"webhook secret:  {keys.webhook_secret}")
     typer.echo(f"submission key:  {keys.submission_key}")
@@ -277,6 +294,7 @@ def update(
             row.on_conflict = on_conflict.value
         if vouch_trust is not None:
             row.vouch_trust = _vouch_level(vouch_trust)
+        _check_vouching(row)
         if retrieval is not None:
             if retrieval is RetrievalMode.hybrid and row.retrieval != "hybrid":
                 typer.echo(
