@@ -696,6 +696,22 @@ def _scaled(number: str, unit: str) -> str | None:
     return f"{round(value)} {kind}" if math.isfinite(value) else None
 
 
+def word_values(text: str, aspect: str) -> dict[str, str]:
+    """The values ``text`` gives for ``aspect`` as words, lower-cased -> as written.
+
+    Switches (``"off"`` in "fsync defaults to off") and enum words right after their cue
+    (``"minimal"`` in "It is minimal.", :func:`_word_value`), sentence by sentence.
+    """
+    plain = re.sub(r"\s*\[\d+(?:,\s*\d+)*\]", "", text)
+    out: dict[str, str] = {}
+    for sentence in _SENTENCE.findall(plain):
+        for value, written in [*_values(sentence, aspect), *_word_value(sentence)]:
+            word = value.strip("'")
+            if word.isalpha():
+                out.setdefault(word, written)
+    return out
+
+
 def _word_value(text: str) -> list[tuple[str, str]]:
     """A default written as a word (an enum) right after its cue, as ``[(value, written)]``.
 

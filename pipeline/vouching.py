@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.conflicts import SourceTrust, quantities
+from pipeline.conflicts import SourceTrust, asked_aspect, quantities, word_values
 from pipeline.documents import Document
 from pipeline.values import Claim
 
@@ -37,6 +37,8 @@ _TERM = re.compile(
 
 
 _VERSION = re.compile(r"v\d+(?:\.\d+)+", re.IGNORECASE)
+_SWITCHES = frozenset({"on", "off"})
+"""Word values too common to be vouched for by appearing anywhere: only as a value."""
 
 
 def _plain(text: str) -> str:
@@ -109,9 +111,13 @@ def unvouched(
         ``None`` when every fact is vouched for (or the claims state none).
     """
     asked = facts(question)
-    ranked = [(_Read(doc), trust.level(doc)) for doc in sources.values()]
+    aspect = asked_aspect(question)
+    ranked = [(_Read(doc, aspect), trust.level(doc)) for doc in sources.values()]
     for claim in claims:
-        for key, written in facts(claim["text"]).items():
+        given = facts(claim["text"])
+        if aspect is not None:  # "It is minimal.": the asked value, written as a word
+            given |= {f"word:{w}": v for w, v in word_values(claim["text"], aspect).items()}
+        for key, written in given.items():
             if key in asked or any(r.states(key) for r, rank in ranked if rank >= level):
                 continue
             stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key))
@@ -122,20 +128,31 @@ def unvouched(
 class _Read:
     """A source read once for the facts it states."""
 
-    def __init__(self, doc: Document) -> None:
+    def __init__(self, doc: Document, aspect: str | None) -> None:
         text = _plain(doc["text"])
         self.locator = doc["locator"]
         self.quantities = quantities(text).keys()
+        self.words = word_values(text, aspect).keys() if aspect else frozenset()
         self.folded = _term_key(text)[5:]
         self.text = text
 
     def states(self, key: str) -> bool:
-        """True when the source states ``key`` (a quantity, or a term anywhere in it, whole)."""
+        """True when the source states the fact ``key``.
+
+        A quantity among its quantities; a term anywhere in it, whole; a value written as a
+        word as a value of the asked aspect (an enum word also anywhere, whole).
+        """
         kind, _, term = key.partition(":")
+        if kind == "word":
+            enum = term not in _SWITCHES
+            return term in self.words or (enum and self._whole(term, self.folded))
         if kind not in ("term", "flag"):
             return key in self.quantities
-        within = self.folded if kind == "term" else self.text
-        return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", within) is not None
+        return self._whole(term, self.folded if kind == "term" else self.text)
+
+    @staticmethod
+    def _whole(term: str, text: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", text) is not None
 
 
 def _term_key(text: str) -> str:

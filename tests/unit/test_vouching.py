@@ -139,3 +139,17 @@ def test_a_later_round_without_a_conflict_drops_the_both_sides_record() -> None:
     assert settle_conflict(state, deps) == {"conflict": None}
     state["conflict"] = dict(stale, settled="trust")
     assert settle_conflict(state, deps) == {}  # a trust settlement still stands
+
+
+def test_a_value_written_as_a_word_is_vouched_only_by_a_source_that_gives_it() -> None:
+    wiki = doc("wiki/a.md", "Out of the box wal_level is minimal.")
+    question = "What is the default wal_level?"
+    for manual_text, vouched in [
+        ("wal_level (enum): the default value is `replica`.", False),
+        ("With minimal, no archiving is possible; the default value is minimal.", True),
+    ]:
+        sources = {"wiki/a.md": wiki, "manual/b.md": doc("manual/b.md", manual_text)}
+        found = unvouched(question, [claim("It is minimal.")], sources, TRUST, 3)
+        assert (found is None) is vouched, manual_text
+    switch = {"manual/b.md": doc("manual/b.md", "Turn it off only for tests; the default is on.")}
+    assert unvouched("Is fsync on by default?", [claim("The default is off.")], switch, TRUST, 3)
