@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -100,6 +101,38 @@ def torque_model(generator: Any = None, **script: Any) -> ScriptedChatModel:
             **script,
         }
     )
+
+
+def gullible_model(
+    generator: Any, *, rewrite: str = "the setting's value", on_grade: Any = None
+) -> ScriptedChatModel:
+    """Scripted models that believe their sources, for the poisoned-source tests.
+
+    Router: vectorstore; grader: every chunk relevant (0.9), calling ``on_grade()`` first
+    when given; ``generator`` writes the answer; the rewriter asks for ``rewrite``; the
+    verifier approves every claim. Only the checks in code stand between a plant and the
+    outcome.
+    """
+
+    def grade(_: str) -> dict[str, Any]:
+        if on_grade is not None:
+            on_grade()
+        return {"score": 0.9, "reason": "looks relevant"}
+
+    return ScriptedChatModel(
+        script={
+            "router": lambda _: route("vectorstore"),
+            "grader": grade,
+            "generator": generator,
+            "rewriter": lambda _: {"query": rewrite},
+            "verifier": lambda _: verdict(True, True, True, True),
+        }
+    )
+
+
+def index_only(deps: Deps, **changes: Any) -> Deps:
+    """``deps`` with web search off, and ``changes`` (trust, limits, …) applied."""
+    return dataclasses.replace(deps, allow_web=False, web_search=None, **changes)
 
 
 @contextmanager

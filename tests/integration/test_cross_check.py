@@ -8,7 +8,6 @@ so only the search in code stands between the plant and the webhook. Real Elasti
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,11 +21,11 @@ from pipeline.deps import Limits
 from tests.fakes.chat import ScriptedChatModel, shown_sources
 from tests.integration.graph_helpers import (
     answer,
+    gullible_model,
+    index_only,
     make_deps,
-    route,
     run_turn,
     tenant_with_pages,
-    verdict,
 )
 
 pytestmark = pytest.mark.integration
@@ -88,20 +87,7 @@ def first_default_sentence(user: str) -> dict[str, Any]:
 
 
 def gullible(on_grade: Any = None) -> ScriptedChatModel:
-    def grade(_: str) -> dict[str, Any]:
-        if on_grade is not None:
-            on_grade()
-        return {"score": 0.9, "reason": "mentions the setting"}
-
-    return ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": grade,
-            "generator": first_default_sentence,
-            "rewriter": lambda _: {"query": "bgwriter_delay"},
-            "verifier": lambda _: verdict(True, True),
-        }
-    )
+    return gullible_model(first_default_sentence, rewrite="bgwriter_delay", on_grade=on_grade)
 
 
 def deps(es: Any, tenant: str, redactor: Any, settings: Any, *, k: int = 8, **kw: Any) -> Any:
@@ -113,7 +99,7 @@ def deps(es: Any, tenant: str, redactor: Any, settings: Any, *, k: int = 8, **kw
         index_prefix=settings.index_prefix,
         limits=Limits(retrieve_k=1, cross_check_k=k),
     )
-    return dataclasses.replace(base, allow_web=False, web_search=None, **kw)
+    return index_only(base, **kw)
 
 
 def kept_locators(state: dict[str, Any]) -> list[str]:

@@ -9,7 +9,6 @@ disagree on the fact asked for are settled by the tenant's source trust or absta
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import uuid
@@ -23,14 +22,14 @@ from typer.testing import CliRunner
 from corpus.flagged import flagged_chunks
 from pipeline.conflicts import SourceTrust
 from tests.conftest import forget_tenant
-from tests.fakes.chat import ScriptedChatModel, shown_sources
+from tests.fakes.chat import shown_sources
 from tests.integration.graph_helpers import (
     answer,
+    gullible_model,
+    index_only,
     make_deps,
-    route,
     run_turn,
     tenant_with_pages,
-    verdict,
 )
 from workers.cli.main import app as cli
 
@@ -81,21 +80,11 @@ def gullible_generator(user: str) -> dict[str, Any]:
     return answer((sentence.strip(), [n]))
 
 
-def gullible() -> ScriptedChatModel:
-    return ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": lambda _: {"score": 0.9, "reason": "mentions the setting"},
-            "generator": gullible_generator,
-            "rewriter": lambda _: {"query": "default value of the setting"},
-            "verifier": lambda _: verdict(True, True, True, True),  # approves anything
-        }
-    )
-
-
 def deps(es: Any, tenant: str, redactor: Any, settings: Any, **kw: Any) -> Any:
-    base = make_deps(es, tenant, gullible(), redactor, index_prefix=settings.index_prefix)
-    return dataclasses.replace(base, allow_web=False, web_search=None, **kw)
+    model = gullible_model(gullible_generator, rewrite="default value of the setting")
+    return index_only(
+        make_deps(es, tenant, model, redactor, index_prefix=settings.index_prefix), **kw
+    )
 
 
 def shipped(state: dict[str, Any]) -> str:

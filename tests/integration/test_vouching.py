@@ -9,7 +9,6 @@ outcome. Real Elasticsearch; the tenant's rules go through ``crag tenants update
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import uuid
 from collections.abc import Iterator
@@ -21,14 +20,14 @@ from typer.testing import CliRunner
 from pipeline.conflicts import SourceTrust
 from pipeline.deps import Limits
 from tests.conftest import forget_tenant
-from tests.fakes.chat import ScriptedChatModel, shown_sources
+from tests.fakes.chat import shown_sources
 from tests.integration.graph_helpers import (
     answer,
+    gullible_model,
+    index_only,
     make_deps,
-    route,
     run_turn,
     tenant_with_pages,
-    verdict,
 )
 from workers.cli.main import app as cli
 
@@ -79,23 +78,12 @@ def believe_the_plant(user: str) -> dict[str, Any]:
     return {"claims": []}
 
 
-def gullible() -> ScriptedChatModel:
-    return ScriptedChatModel(
-        script={
-            "router": lambda _: route("vectorstore"),
-            "grader": lambda _: {"score": 0.9, "reason": "relevant"},
-            "generator": believe_the_plant,
-            "rewriter": lambda _: {"query": "server"},
-            "verifier": lambda _: verdict(True, True),
-        }
-    )
-
-
 def deps(es: Any, tenant: str, redactor: Any, settings: Any, **kw: Any) -> Any:
+    model = gullible_model(believe_the_plant, rewrite="server")
     base = make_deps(
-        es, tenant, gullible(), redactor, index_prefix=settings.index_prefix, limits=Limits()
+        es, tenant, model, redactor, index_prefix=settings.index_prefix, limits=Limits()
     )
-    return dataclasses.replace(base, allow_web=False, web_search=None, **kw)
+    return index_only(base, **kw)
 
 
 def test_without_the_rule_a_plant_nothing_contradicts_is_shipped(
