@@ -166,10 +166,14 @@ class SourceTrust:
 
     def level(self, doc: Document) -> int:
         """The trust level of ``doc``."""
+        return self.rank(doc["locator"], doc["source_type"])
+
+    def rank(self, locator: str, source_type: str) -> int:
+        """The trust level of a source at ``locator`` (``source_type`` ``"index"`` or ``"web"``)."""
         for pattern, level in self.rules:
-            if fnmatch.fnmatchcase(doc["locator"], pattern):
+            if fnmatch.fnmatchcase(locator, pattern):
                 return level
-        return self.index_default if doc["source_type"] == "index" else self.web_default
+        return self.index_default if source_type == "index" else self.web_default
 
     @classmethod
     def parse(cls, rules: Iterable[str]) -> SourceTrust:

@@ -34,6 +34,7 @@ from pipeline.standing import kept_for_web_round, lacking_query
 from pipeline.state import RESET, CragState, Route, Update, asked, turn_reset
 from pipeline.tracing import traced_node
 from pipeline.values import GradedDocument
+from pipeline.vouching import recallable
 
 log = logging.getLogger(__name__)
 
@@ -103,16 +104,19 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Ask the router for a route, then apply the hard rules, which win over the model.
 
     Rules (see :mod:`pipeline.rules`): a question answered earlier in the thread is answered
-    from the history, without asking the router; with web search off the router is not
-    asked either (small talk goes ``direct``, everything else to ``vectorstore``: the only
-    choices it could make); an invalid reply means ``vectorstore``; ``direct`` only for
-    small talk; questions about recent events go to the web when it is on; web is
-    never chosen when it is off; an empty or unreachable index is never chosen (web instead
-    when on, else ``none``); an index that cannot be read routes ``none`` whatever the web
-    setting (the turn abstains ``retrieval_unavailable``).
+    from the history, without asking the router (under the tenant's vouching rule, only
+    when every source it cites ranks high enough: :func:`pipeline.vouching.recallable`);
+    with web search off the router is not asked either (small talk goes ``direct``,
+    everything else to ``vectorstore``: the only choices it could make); an invalid reply
+    means ``vectorstore``; ``direct`` only for small talk; questions about recent events go
+    to the web when it is on; web is never chosen when it is off; an empty or unreachable
+    index is never chosen (web instead when on, else ``none``); an index that cannot be
+    read routes ``none`` whatever the web setting (the turn abstains
+    ``retrieval_unavailable``).
     """
     deps = runtime.context
-    if earlier_answer(state.get("history", []), asked(state)) is not None:
+    earlier = earlier_answer(state.get("history", []), asked(state))
+    if earlier is not None and recallable(earlier, deps.trust, deps.vouch_trust):
         return {"route": "history", "route_reason": "answered earlier in this thread"}
     meter = Meter.of(deps)
     update: Update = {}

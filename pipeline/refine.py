@@ -51,23 +51,60 @@ def is_label(line: str) -> bool:
     return 0 < len(line) <= _LABEL_MAX and not line.endswith((".", "!", "?", ":", ";", ","))
 
 
+_WRAP_MIN = 60
+"""Shortest line taken as hard-wrapped prose (a term line or a title is shorter)."""
+_IDENTIFIER_HEADING = re.compile(r"#+\s*`?[A-Za-z][\w-]*[_.][\w.-]+`?(?:\s*\([a-z ]+\))?\s*")
+"""A heading that is a setting's name (``## quokka_log_level``): a term line, not a title."""
+
+
 def strips(text: str) -> list[Strip]:
     """Split ``text`` into sentences, each with the label line above it (``None`` at top).
 
     A label line is not a strip of its own; it is carried by the sentences under it.
+    Lines wrapped mid-sentence (Markdown's hard wraps) are joined first, so the first half
+    of a sentence is not taken for a label.
     """
     out: list[Strip] = []
     label: str | None = None
     term = False
-    for line in text.split("\n"):
+    for line in _unwrapped(text):
         line = line.strip()
         if not line or line.startswith("```"):
             continue
         if is_label(line):
-            label, term = line.lstrip("#").strip(), not line.startswith("#")
+            heading = line.startswith("#")
+            term = not heading or _IDENTIFIER_HEADING.fullmatch(line) is not None
+            label = line.lstrip("#").strip()
             continue
         out.extend(Strip(s.strip(), label, term) for s in _SENTENCE.split(line) if s.strip())
     return out
+
+
+def _unwrapped(text: str) -> list[str]:
+    """The lines of ``text``, a prose line wrapped mid-sentence joined to the next.
+
+    Wrapped: at least :data:`_WRAP_MIN` characters, not ending a sentence or a heading,
+    outside a code block, and the next line goes on in lower case.
+    """
+    lines: list[str] = []
+    fenced = False
+    joining = False
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        if joining and line[:2].lstrip("`")[:1].islower():
+            lines[-1] += " " + line
+        else:
+            lines.append(line)
+        last = lines[-1]
+        joining = (
+            not fenced
+            and len(last) >= _WRAP_MIN
+            and not last.startswith(("#", "|", "```"))
+            and re.search(r"[\w`,)]$", last) is not None
+        )
+    return lines
 
 
 def _render(chosen: list[Strip]) -> str:

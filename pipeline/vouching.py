@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pipeline.conflicts import SourceTrust, asked_aspect, quantities, word_values
 from pipeline.documents import Document
-from pipeline.values import Claim
+from pipeline.values import Claim, Turn
 
 _TERM = re.compile(
     r"`([^`\n]{1,80})`"  # a code span
@@ -123,6 +123,19 @@ def unvouched(
             stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key))
             return Unvouched(written, claim["text"], stating, level)
     return None
+
+
+def recallable(turn: Turn, trust: SourceTrust, level: int | None) -> bool:
+    """Whether an earlier answer of the thread may be given again under the vouching rule.
+
+    Its facts were verified against the sources it cites, so it may when every one of them
+    ranks at least ``level`` (always when the rule is off, ``level`` ``None``). An answer
+    given before the tenant set the rule, or one that cites a lower-ranked source, is not
+    recalled: the question is answered anew, and vouched for.
+    """
+    if level is None:
+        return True
+    return all(trust.rank(c["locator"], c["source_type"]) >= level for c in turn["citations"])
 
 
 class _Read:

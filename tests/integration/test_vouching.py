@@ -121,6 +121,30 @@ def test_with_the_rule_a_fact_only_the_wiki_states_is_withheld(
     assert state["generations"] == 1  # no new draft: a lone source does not become trusted
 
 
+def test_an_answer_given_before_the_rule_is_not_recalled_under_it(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    """Found by a new user: the thread's earlier answer shipped the wiki's port again."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from pipeline.graph import build_graph
+
+    trust = SourceTrust.parse(TRUST)
+    graph, thread = build_graph(InMemorySaver()), "th-recall"
+    question = "Which port do our replicas use?"
+    before = run_turn(deps(es, tenant, redactor, settings, trust=trust), question,
+                      graph=graph, thread_id=thread)  # fmt: skip
+    assert before["outcome"]["status"] == "answered"
+    again = run_turn(deps(es, tenant, redactor, settings, trust=trust), question,
+                     graph=graph, thread_id=thread)  # fmt: skip
+    assert again["route"] == "history"  # the premise: without the rule it is recalled
+
+    after = run_turn(deps(es, tenant, redactor, settings, trust=trust, vouch_trust=3),
+                     question, graph=graph, thread_id=thread)  # fmt: skip
+    assert after["route"] != "history"
+    assert after["outcome"]["reason"] == "uncorroborated"
+
+
 def test_a_fact_the_manual_also_states_is_vouched_for(
     tenant: str, es: Any, redactor: Any, settings: Any
 ) -> None:
@@ -164,6 +188,11 @@ def test_the_tenant_sets_its_vouching_level_and_a_bad_one_names_itself(
         assert '"vouch_trust": 3' in good.output and policy().vouch_trust == 3
         off = runner.invoke(cli, ["tenants", "update", name, "--vouch-trust", "any"])
         assert off.exit_code == 0 and policy().vouch_trust is None
+        none = runner.invoke(cli, ["tenants", "update", name, "--vouch-trust", "0"])
+        assert none.exit_code != 0 and "nothing would be withheld" in none.output
+        refused = runner.invoke(cli, ["tenants", "create", f"{name}-x", "--vouch-trust", "2"])
+        assert refused.exit_code != 0 and "no source ranks that high" in refused.output
+        assert runner.invoke(cli, ["tenants", "show", f"{name}-x"]).exit_code != 0  # not made
     finally:
         forget_tenant(settings, name)
 

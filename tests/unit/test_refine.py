@@ -90,3 +90,35 @@ def test_a_sentence_under_the_questions_own_term_line_needs_one_term_of_its_own(
     assert "80 MB" not in text
     # Under the matching label, a sentence with no term of the question still goes.
     assert "crash recovery" not in text
+
+
+WRAPPED = (
+    "# Configuration of the Quokka daemon\n\n## quokka_pool_size\n\n"
+    "The `quokka_pool_size` setting controls how many worker connections the Quokka daemon\n"
+    "keeps open. The default is 20. Raise it on busy hosts.\n\n## quokka_log_level\n\n"
+    "The `quokka_log_level` setting chooses how much the daemon logs. The default is `info`.\n"
+)
+
+
+def test_a_hard_wrapped_line_is_prose_and_a_heading_naming_a_setting_is_its_term_line() -> None:
+    """Found by a new user: the generator was shown only the other setting's default."""
+    refined = refine(doc(WRAPPED), content_terms("What is the default of quokka_log_level?"))
+    assert refined["text"] == (
+        "quokka_log_level:\nThe `quokka_log_level` setting chooses how much the daemon logs. "
+        "The default is `info`."
+    )
+    pool = refine(doc(WRAPPED), content_terms("What is the default quokka_pool_size?"))
+    assert "The default is 20." in pool["text"] and "info" not in pool["text"]
+    assert "daemon keeps open." in pool["text"]  # the wrapped sentence is whole again
+
+
+def test_code_blocks_and_short_lines_are_not_joined() -> None:
+    code = (
+        "```\nSELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'\n"
+        "and backend_type = 'client backend';\n```\nshared_buffers (integer)\nsets memory."
+    )
+    from pipeline.refine import strips
+
+    labels = [(s.label, s.text) for s in strips(code)]
+    assert ("shared_buffers (integer)", "sets memory.") in labels
+    assert not any("client backend" in t and "SELECT" in t for _, t in labels)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from pipeline.conflicts import SourceTrust, quantities
-from pipeline.vouching import facts, unvouched
+from pipeline.vouching import facts, recallable, unvouched
 
 TRUST = SourceTrust.parse(["*/manual/*=3", "*/wiki/*=1"])
 
@@ -153,3 +153,14 @@ def test_a_value_written_as_a_word_is_vouched_only_by_a_source_that_gives_it() -
         assert (found is None) is vouched, manual_text
     switch = {"manual/b.md": doc("manual/b.md", "Turn it off only for tests; the default is on.")}
     assert unvouched("Is fsync on by default?", [claim("The default is off.")], switch, TRUST, 3)
+
+
+def test_an_earlier_answer_is_recalled_only_when_every_source_it_cites_vouches() -> None:
+    def turn(*locators: str) -> Any:
+        citations = [{"n": i, "id": loc, "locator": f"/docs/{loc}", "title": "t",
+                      "source_type": "index"} for i, loc in enumerate(locators, 1)]  # fmt: skip
+        return {"question": "q", "status": "answered", "answer": "a", "citations": citations}
+
+    assert recallable(turn("wiki/a.md"), TRUST, None)
+    assert recallable(turn("manual/b.md"), TRUST, 3)
+    assert not recallable(turn("manual/b.md", "wiki/a.md"), TRUST, 3)

@@ -59,24 +59,30 @@ def _vouch_level(value: str) -> int | None:
     if value.strip().lower() == "any":
         return None
     try:
-        return int(value)
+        level = int(value)
     except ValueError:
         raise fail(f"--vouch-trust {value!r} must be an integer level or 'any'") from None
+    if level < 1:
+        raise fail(
+            f"--vouch-trust {level}: every source ranks at least 0 (web results 0, index "
+            "chunks 1), so nothing would be withheld; give 1 or more, or 'any' for off"
+        )
+    return level
 
 
-def _check_vouching(row: Any) -> None:
+def _check_vouching(level: int | None, rules: list[str]) -> None:
     """Refuse a vouching level no source can reach: every answer stating a fact would abstain."""
     from pipeline.conflicts import SourceTrust
 
-    if row.vouch_trust is None:
+    if level is None:
         return
-    trust = SourceTrust.parse(row.source_trust)
-    top = max([trust.index_default, *(level for _, level in trust.rules)])
-    if row.vouch_trust > top:
+    trust = SourceTrust.parse(rules)
+    top = max([trust.index_default, *(rank for _, rank in trust.rules)])
+    if level > top:
         raise fail(
-            f"--vouch-trust {row.vouch_trust}: no source ranks that high (the highest is {top}), "
+            f"--vouch-trust {level}: no source ranks that high (the highest is {top}), "
             f"so every answer that states a fact would abstain; add a --trust rule ranking "
-            f"your trusted sources {row.vouch_trust} or above"
+            f"your trusted sources {level} or above"
         )
 
 
@@ -180,6 +186,9 @@ def create(
     from workers.db import repository as repo
     from workers.db.engine import transaction
 
+    rules = _trust_rules(trust or [])  # every option is checked before anything is stored
+    level = _vouch_level(vouch_trust) if vouch_trust is not None else None
+    _check_vouching(level, rules)
     try:
         validate_tenant_id(tenant)
         keys = tenants.ensure_tenant(
@@ -192,7 +201,10 @@ def create(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     if not keys.created:
-        raise fail(f"tenant {tenant!r} exists; change it with `crag tenants update`")
+        raise fail(
+            f"tenant {tenant!r} exists; change it with `crag tenants update`, see its keys "
+            f"with `crag tenants show {tenant} --show-secrets`"
+        )
     with transaction(_sessions()) as session:
         row = repo.get_tenant(session, tenant)
         assert row is not None
@@ -202,10 +214,9 @@ def create(
         row.deny_terms = sorted(set(deny_term or ()))
         row.retention_days = retention_days
         row.retrieval = retrieval.value
-        row.source_trust = _trust_rules(trust or [])
+        row.source_trust = rules
         row.on_conflict = (on_conflict or ConflictPolicy.abstain).value
-        row.vouch_trust = _vouch_level(vouch_trust) if vouch_trust is not None else None
-        _check_vouching(row)
+        row.vouch_trust = level
     typer.echo(f"{tenant}: registered")
     typer.echo(f"webhook secret:  {keys.webhook_secret}")
     typer.echo(f"submission key:  {keys.submission_key}")
@@ -294,7 +305,7 @@ def update(
             row.on_conflict = on_conflict.value
         if vouch_trust is not None:
             row.vouch_trust = _vouch_level(vouch_trust)
-        _check_vouching(row)
+        _check_vouching(row.vouch_trust, row.source_trust)
         if retrieval is not None:
             if retrieval is RetrievalMode.hybrid and row.retrieval != "hybrid":
                 typer.echo(
