@@ -39,7 +39,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from bench.answer import run_one
 from corpus import TenantRetriever, index_name, ingest_paths, make_es_client
-from pipeline.conflicts import SourceTrust, values_in
+from pipeline.conflicts import SourceTrust, uncited, values_in
 from pipeline.deps import Deps, Models
 from pipeline.graph import build_graph
 from redaction import build_redactor
@@ -231,7 +231,7 @@ def _states(answer: str, phrase: str, aspect: str) -> bool:
     "The minimum length is 7" is stated by "the minimum of core.abbrev is 7", "1 GB" by
     "1024MB"; a procedure step only by its words.
     """
-    answer = re.sub(r"\[\d+\]", " ", answer)  # a citation marker states nothing
+    answer = uncited(answer)
     if _plain(phrase) in _plain(answer):
         return True
     if aspect not in ("default", "maximum", "minimum", "port", "version", "date"):

@@ -598,13 +598,9 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
             out.setdefault(_SWITCHES[m.group(3).lower()], m.group(3))
             continue
         number, unit = m.group(1), (m.group(2) or "").lower()
-        written = m.group(0).strip()
-        if unit in _UNITS:
-            scaled = _scaled(number, unit)
-            if scaled is not None:
-                out.setdefault(scaled, written)
-        else:
-            out.setdefault(f"{float(number):g}" if aspect != "version" else number, written)
+        key = number if aspect == "version" and unit not in _UNITS else _quantity(number, unit)
+        if key is not None:
+            out.setdefault(key, m.group(0).strip())
     return list(out.items())
 
 
@@ -618,12 +614,17 @@ _NOT_VALUES = frozenset(
 )  # fmt: skip
 
 
+def uncited(text: str) -> str:
+    """``text`` without its citation markers (``[1]``, ``[1, 2]``): a marker states nothing."""
+    return re.sub(r"\s*\[\d+(?:,\s*\d+)*\]", "", text)
+
+
 def values_in(text: str, aspect: str = "default") -> set[str]:
     """Every value ``text`` states for ``aspect``, normalised (``"134217728 bytes"``).
 
     Read sentence by sentence; citation markers (``[1]``) are not values.
     """
-    plain = re.sub(r"\[\d+\]", " ", text)
+    plain = uncited(text)
     return {v for sentence in _SENTENCE.findall(plain) for v, _ in _values(sentence, aspect)}
 
 
@@ -639,7 +640,7 @@ def quantities(text: str) -> dict[str, str]:
     (``"2023-06"``), and a number fused with letters no unit list knows (``"30m"``,
     ``"10k"``). Citation markers (``[1]``, ``[1, 2]``) are not quantities.
     """
-    plain = re.sub(r"\[\d+(?:,\s*\d+)*\]", " ", text).replace("\u2212", "-").replace("\u2013", "-")
+    plain = uncited(text).replace("\u2212", "-").replace("\u2013", "-")
     plain = re.sub(r"(?<=\d),(?=\d{3}\b)", "", plain)  # 1,600 is one number
     plain = _NUMBER_WORD.sub(  # "one" is mostly a pronoun ("this one")
         lambda m: m.group(0) if m.group(1).lower() == "one" else _NUMBER_WORDS[m.group(1).lower()],
@@ -674,12 +675,9 @@ def quantities(text: str) -> dict[str, str]:
         if m.group(1) is None:
             continue  # a switch word ("on"): too common to check
         number, unit = m.group(1), (m.group(2) or "").lower()
-        if unit in _UNITS:
-            scaled = _scaled(number, unit)
-            if scaled is not None:
-                out.setdefault(scaled, m.group(0).strip())
-        else:
-            out.setdefault(f"{float(number):g}", number)
+        key = _quantity(number, unit)
+        if key is not None:
+            out.setdefault(key, m.group(0).strip() if unit in _UNITS else number)
     for m in re.finditer(r"(?<![\w.])\d+(?:\.\d+)?([A-Za-z]+)\b", plain):
         if m.group(1).lower() not in _UNITS:
             out.setdefault(m.group(0).lower(), m.group(0))
@@ -693,8 +691,14 @@ _VERSION_WRITTEN = re.compile(
 )
 
 
-def _scaled(number: str, unit: str) -> str | None:
-    """``number`` in ``unit`` as the unit's base (``"268435456 bytes"``), or ``None`` if huge."""
+def _quantity(number: str, unit: str) -> str | None:
+    """``number`` in ``unit``, normalised; ``None`` for a number too large for a float.
+
+    In the unit's base (``"268435456 bytes"`` for 256 MB), or the bare number (``"4"`` for
+    "4.0") when ``unit`` is none :data:`_UNITS` knows.
+    """
+    if unit not in _UNITS:
+        return f"{float(number):g}"
     kind, factor = _UNITS[unit]
     value = float(number) * factor
     return f"{round(value)} {kind}" if math.isfinite(value) else None
@@ -706,7 +710,7 @@ def word_values(text: str, aspect: str) -> dict[str, str]:
     Switches (``"off"`` in "fsync defaults to off") and enum words right after their cue
     (``"minimal"`` in "It is minimal.", :func:`_word_value`), sentence by sentence.
     """
-    plain = re.sub(r"\s*\[\d+(?:,\s*\d+)*\]", "", text)
+    plain = uncited(text)
     out: dict[str, str] = {}
     for sentence in _SENTENCE.findall(plain):
         for value, written in [*_values(sentence, aspect), *_word_value(sentence)]:
