@@ -21,8 +21,9 @@ written on 2026-12-02 by another helper that saw neither the redactor nor any ot
 is an out-of-sample part: it prints aggregates only, never a value, term or miss; so does
 ``blind``, written later that day by a third helper weighted to the kinds ``sealed`` showed
 leaking (its misses were printed once, late on 2026-12-02, so it is in-sample since); so
-does ``round5``, written by a fourth helper on 2026-12-02 after round 4, now the split that
-measures the next round::
+do ``round5``, written by a fourth helper on 2026-12-02 after round 4, which measured round
+5 (2026-12-02, evening), and ``round6``, written by a fifth helper that evening, kept for
+the next round::
 
     .venv/bin/python -m bench.egress_eval                      # dev, with every miss
     .venv/bin/python -m bench.egress_eval --split heldout      # tuned on since 2026-12-02
@@ -31,6 +32,7 @@ measures the next round::
     .venv/bin/python -m bench.egress_eval --split sealed       # out of sample: figures only
     .venv/bin/python -m bench.egress_eval --split blind        # opened 2026-12-02: misses shown
     .venv/bin/python -m bench.egress_eval --split round5       # out of sample: figures only
+    .venv/bin/python -m bench.egress_eval --split round6       # out of sample: figures only
     .venv/bin/python -m bench.egress_eval --redact-only        # Presidio alone
 """
 
@@ -49,14 +51,14 @@ from redaction.pii_corpus import load_questions
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "egress"
 
-OUT_OF_SAMPLE = ("sealed", "round5")
+OUT_OF_SAMPLE = ("sealed", "round5", "round6")
 """Splits reported in aggregate only: never a value, a term or a miss."""
 
 
 def main(argv: list[str] | None = None) -> None:
     """Measure one split and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    splits = ["dev", "heldout", "fresh", "tune", "sealed", "blind", "round5"]
+    splits = ["dev", "heldout", "fresh", "tune", "sealed", "blind", "round5", "round6"]
     parser.add_argument("--split", choices=splits, default="dev")
     parser.add_argument("--redact-only", action="store_true", help="Presidio alone")
     args = parser.parse_args(argv)

@@ -17,7 +17,8 @@ ADDRESS_CUES = word_set(
 """Words that start an address: the rest of the clause is dropped."""
 
 ADDRESS_WORDS = word_set(
-    "address adres adresse indirizzo dirección direccion endereço anschrift adresu"
+    "address adres adresse indirizzo dirección direccion endereço anschrift adresu adresa "
+    "adrese adresas aadress osoite címem cím adreça helbidea cyfeiriad heimilisfang"
 )
 """Address words that start one only after "my", "her"... or before ":" or "is"."""
 
@@ -31,8 +32,12 @@ ADDRESS_CUES_OTHER = (
 )  # fmt: skip
 """Address words of uncased scripts (and Greek stems), found inside a piece."""
 
-ADDRESS_PHRASES = (("địa", "chỉ"),)
-"""Two-word address words ("địa chỉ", Vietnamese): the clause after them is dropped."""
+ADDRESS_PHRASES = (
+    ("địa", "chỉ"), ("live", "at"), ("lives", "at"), ("living", "at"), ("reside", "at"),
+    ("resides", "at"), ("residing", "at"),
+)  # fmt: skip
+"""Two-word address cues ("địa chỉ", Vietnamese; "I live at"): the clause after them is
+dropped."""
 
 STREET_WORDS = word_set(
     "rua rue calle c/ avenida avda avda. av. avenue ave ave. boulevard bd bd. bulevar via viale "
@@ -40,7 +45,8 @@ STREET_WORDS = word_set(
     "allee laan straat plein gracht kade singel steeg dijk paseo plaza camino carrer ronda "
     "travesía praça travessa estrada alameda impasse chemin allée quai cours caddesi cad. "
     "sokak sok. mahallesi ulica ul. aleja al. plac pl. osiedle os. rynek улица ул. проспект "
-    "пр. вулиця вул. ngõ phố đường hẻm ngách"
+    "пр. вулиця вул. ngõ phố đường hẻm ngách náměstí nám. ulice třída nábřeží námestie "
+    "οδός οδ. λεωφόρος λεωφ. πλατεία"
 )
 """Street words before the street's name, or on either side of it ("Calle Mayor 5",
 "ul. Marszałkowska 84", "12 rue des Lilas"): capitalised or abbreviated, near a number."""
@@ -61,7 +67,7 @@ LOWER_STREET_WORDS = word_set(
     "rua calle avenida avenue rue boulevard viale piazza piazzale corso vicolo largo strada "
     "straße strasse gasse allee laan straat plein gracht kade caddesi sokak mahallesi ulica "
     "aleja plac osiedle rynek carrer paseo plaza camino impasse chemin allée quai praça "
-    "travessa estrada улица проспект вулиця"
+    "travessa estrada улица проспект вулиця náměstí ulice třída οδός λεωφόρος"
 )
 """Street words that start an address in lower case too ("rue des Lilas"); not "via" or "way"."""
 

@@ -61,7 +61,7 @@ def apply_address_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> Non
         if (
             address_word
             or bare in aw.ADDRESS_CUES
-            or any(c in piece.core for c in aw.ADDRESS_CUES_OTHER)
+            or any(c in word for c in aw.ADDRESS_CUES_OTHER)
             or (prev, word) in aw.ADDRESS_PHRASES
         ):
             _drop_clause(text, pieces, i + 1)
@@ -76,7 +76,7 @@ def apply_address_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> Non
                 and not is_camel(nxt_core)
             )
         )  # "Calle Mayor 5", "ul. Marszałkowska 84", "rue des Lilas 12", "C/ Mayor 5"
-        street = street or any(c in piece.core for c in aw.UNCASED_STREET_WORDS)
+        street = street or any(c in word for c in aw.UNCASED_STREET_WORDS)
         ending = _street_ending(word) or is_romaji_ward(piece.core)
         if (street or ending) and _number_near(pieces, i):
             _drop_clause(text, pieces, _address_start(pieces, i))

@@ -37,6 +37,10 @@ from redaction.minimise.vocabulary import Vocabulary, is_name
 
 _SPLIT = re.compile(r"[._/:@\-=+~#%$\\]+")
 
+_SHIFTS = re.compile(r"(?<=[A-Z])(?=\d)|(?<=\d)(?=[A-Z])")
+"""Where letters turn to digits or back: a document number shifts often, a model code or a
+knowledge-base id rarely ("KB5034441", "RTX4090", "SM-G991B")."""
+
 _EXTENSIONS = word_set(
     "json yaml yml toml xml ini conf cfg log txt csv md py js ts jsx tsx java jar class go rs "
     "rb php pl sh ps1 bat exe dll sys so dylib msi deb rpm apk dmg iso zip gz tar tgz bz2 7z "
@@ -142,10 +146,10 @@ class Classifier:
             return "cname"  # "ERESOLVE", "EACCES": an error code, unless beside a name
         title = core[0].isupper()
         if title or caps_text:
-            return self._classify_title(pieces, i, core)
+            return self._classify_title(pieces, i, core, caps_text)
         return self._classify_lower(core)
 
-    def _classify_title(self, pieces: list[Piece], i: int, core: str) -> str:
+    def _classify_title(self, pieces: list[Piece], i: int, core: str, caps_text: bool) -> str:
         folded = core.casefold()
         parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
         if next_is_version(pieces, i):
@@ -173,9 +177,14 @@ class Classifier:
                 and capitalised(pieces[i + 1].core)
                 and next_is_version(pieces, i + 1)
             )
-            if self._function_here(folded) or (
-                common and (pieces[i].quoted or after_product or in_phrase or before_product)
-            ):
+            placed = pieces[i].quoted or after_product or in_phrase or before_product
+            # a function word that is a name ("Will", "Dan") is the word only where a
+            # capital is due anyway: at a sentence's start, in capitals, in a title phrase
+            # or a quoted message; mid-sentence "for Will asked" names someone
+            function = self._function_here(folded) and (
+                caps_text or placed or sentence_start(pieces, i)
+            )
+            if function or (common and placed):
                 # "'Internal Server Error'", "Ubuntu Server", "Mercado Pago", "Little Snitch
                 # 5.7": kept unless beside a name
                 return "lname"
@@ -220,6 +229,8 @@ class Classifier:
         names = [self._is_name(p) and p not in self._vocab.very_common for p in parts]
         if len(parts) > 1 and parts[0] in PARTICLES and any(names[1:]):
             return "name"  # "al-Rashid", "d'Almeida", "el-Amin": a particle and a name
+        if len(parts) > 1 and any(len(p) == 1 for p in parts) and any(names):
+            return "name"  # "k-nakamura", "j-smith": an initial and a surname, a login
         if all(known) and not all(names):
             return "word"
         if all(known) and len(parts) == 1 and folded in self._vocab.common:
@@ -303,6 +314,8 @@ class Classifier:
             and not self._digits_are_hex_or_setting(core)
         ):
             return "drop"  # an id-like run of digits inside a code ("T22000129")
+        if re.fullmatch(r"[A-Z0-9]{8,12}", core) and len(_SHIFTS.findall(core)) >= 5:
+            return "drop"  # "C01X00T47", "C4J9K7L2M": a passport or document number
         login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
         if login and not self._word_known(login.group(1)) and not core.isupper():
             return "drop"  # "jdoe42", "mkowalski_88": a login, unless its word is known

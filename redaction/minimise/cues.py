@@ -61,8 +61,14 @@ _ID_CUES_OTHER = (
     "لوحة", "رقم", "护照", "手机号", "电话", "身份证", "연락처", "전화", "주민등록번호",
     "आधार", "मोबाइल", "番号", "번호", "아이디", "계정", "会員", "社員", "顧客", "账号", "帐号",
     "用户名", "ユーザー名", "アカウント", "사용자", "หมายเลข", "เบอร์", "บัญชี", "מספר", "טלפון",
-    "číslo", "số", "nomor", "номер", "αριθμός", "τηλέφωνο", "المستخدم", "यूज़रनेम", "उपयोगकर्ता",
+    "číslo", "số", "nomor", "номер", "αριθμ", "τηλέφωνο", "διαβατήρι", "المستخدم", "यूज़रनेम",
+    "उपयोगकर्ता", "जन्मतिथि", "जन्म",
 )  # fmt: skip
+
+_NUMBER_CUES = word_set("number numéro número numero nummer numer nº n° nr num")
+_NUMBER_CUES_OTHER = ("رقم", "číslo", "αριθμ", "номер", "số", "nomor", "नंबर", "संख्या", "מספר")
+"""Words for "number" (and stems of uncased or inflected scripts): a value may come one or
+two words later ("número de empleado EMP-33817")."""
 
 _ID_ENDINGS = ("nummer", "number", "numero", "número", "numer", "kennung", "konto", "nr")
 """Endings of compound words for a personal number ("Personalnummer", "Mitgliedsnummer",
@@ -111,7 +117,7 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece], languages: int
         prev = pieces[i - 1].core.casefold() if i else ""
         id_cue = (
             word in _ID_CUES
-            or any(c in piece.core for c in _ID_CUES_OTHER)
+            or any(c in word for c in _ID_CUES_OTHER)
             or (len(word) > 7 and word.endswith(_ID_ENDINGS) and word.isalpha())
         )
         if id_cue and not (word == "id" and prev in _ID_QUALIFIERS):
@@ -127,8 +133,11 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
 
     Between the cue and the value may stand other cue words, nouns such as "ref" or "code",
     a copula, or a preposition and one word before a copula ("Account on example.com is
-    ...").
+    ...").  After a word for "number", up to two other words may stand before a value
+    holding a digit ("número de empleado es EMP-33817", "رقم الموظف 778120").
     """
+    number_cue = _is_number_cue(pieces[i].core.casefold())
+    skipped, taken = 0, False
     if (
         i + 3 < len(pieces)
         and pieces[i + 1].raw.casefold() in _PREPOSITIONS
@@ -166,10 +175,41 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
             )
         )
         if not code_like:
+            if (
+                number_cue
+                and not taken
+                and skipped < 2
+                and _digit_follows(pieces, piece, 2 - skipped)
+            ):
+                skipped += 1
+                continue
             break
         piece.kind, piece.forced = "drop", True
+        taken = True
         if piece.raw.endswith((",", ";", ".", ")", ":")) and not piece.raw.endswith("..."):
             break
+
+
+def _is_number_cue(word: str) -> bool:
+    """True for a word for "number" ("número", "Personalnummer", "رقم", "αριθμός")."""
+    return (
+        word.rstrip(".:") in _NUMBER_CUES
+        or any(c in word for c in _NUMBER_CUES_OTHER)
+        or (len(word) > 7 and word.endswith(_ID_ENDINGS[:5]) and word.isalpha())
+    )
+
+
+def _digit_follows(pieces: list[Piece], piece: Piece, within: int) -> bool:
+    """True when one of the ``within`` pieces after ``piece`` holds a digit, in its sentence."""
+    at = pieces.index(piece)
+    if piece.raw.endswith((".", "!", "?", ";", ")")):
+        return False
+    for later in pieces[at + 1 : at + 1 + within]:
+        if any(c.isdigit() for c in later.core):
+            return True
+        if later.raw.endswith((".", "!", "?", ";", ")")):
+            return False
+    return False
 
 
 def _drop_lower_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:

@@ -106,6 +106,8 @@ class Minimiser:
         languages = self._vocab.question_languages(words)
         classifier = Classifier(self._vocab, self._ask_corpus(pieces), languages=languages)
         for m in QUOTED.finditer(text):
+            if len(m.group(1).split()) < 2:
+                continue  # a lone quoted word is a name as often as a literal ("'Liv'")
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
                     piece.quoted = True

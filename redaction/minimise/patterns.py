@@ -1,9 +1,10 @@
 """Structured values found by pattern on the whole question (:func:`forced_spans`).
 
 E-mail addresses (also "name at example dot com"), IPv4 and IPv6 addresses without a prefix
-length, IBANs, dates with a year (numeric or with a month name), two to four single letters
-then a number ("W X 1234": a number plate), runs of digit groups of seven digits or more
-(phone, card and id numbers; not versions or build numbers) and the tenant's deny terms:
+length, IBANs, UK National Insurance numbers, dates with a year (numeric or with a month
+name), two to four single letters then a number ("W X 1234": a number plate), runs of digit
+groups of seven digits or more (phone, card and id numbers; not versions or build numbers),
+six or more digits read out in words, and the tenant's deny terms:
 every piece touching one of these spans is dropped, whatever the word lists say. Also the
 quoted-passage pattern (:data:`QUOTED`) and the version test shared with
 :meth:`redaction.minimise.Minimiser.vouches`.
@@ -43,6 +44,20 @@ _DATE = re.compile(
     r"|(?:19|20)\d{2}\s*[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]?"
     r"|\d{1,2}\s+tháng\s+\d{1,2}(?:\s*(?:năm|,)\s*(?:19|20)\d{2})"
 )
+_NINO = re.compile(r"(?<![\w\-])[A-Z]{2}(?:\s?\d{2}){3}\s?[A-D](?![\w\-])")
+"""A UK National Insurance number, with or without its spaces ("QQ 12 34 56 C")."""
+_DIGIT_WORDS = (
+    "zero|oh|nought|one|two|three|four|five|six|seven|eight|nine|double|triple"
+    "|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve"
+    "|zéro|un|deux|trois|quatre|cinq|sept|huit|neuf"
+    "|null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun"
+    "|uno|due|tre|quattro|sei|sette|otto|nove|um|dois|três|quatro|oito|nove"
+)
+_SPOKEN_DIGITS = re.compile(
+    rf"(?<!\w)(?:{_DIGIT_WORDS})(?:[\s,\-]+(?:{_DIGIT_WORDS})){{5,}}(?!\w)", re.I
+)
+"""Six or more digits read out in words ("five oh three, five five five, zero one four
+two"): a phone or id number spelled for a person, never a search term."""
 _LETTERS_THEN_NUMBER = re.compile(r"(?<!\S)[^\W\d_](?:\s+[^\W\d_]){1,3}\s+\d{1,5}(?!\w)")
 _RU_PLATE_LETTERS = (
     "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0423\u0425ABEKMHOPCTYX"
@@ -66,6 +81,7 @@ _PLATES = re.compile(
     r"|[A-Z]{2}[\s\-]?\d{1,2}[\s\-]?[A-Z]{1,3}[\s\-]?\d{4}"  # India: "MH 12 AB 1234"
     r"|[A-Z]{2,3}\s(?=[A-Z0-9]{0,4}\d)(?=[0-9]{0,4}[A-Z])[A-Z0-9]{4,5}"  # Poland: "WPI 4R21"
     r"|[A-Z]{3}\s\d{2}[A-Z]"  # Sweden: "ABC 12D"
+    r"|\d[A-Z][A-Z0-9]\s\d{4}"  # Czechia, Slovakia: "1AB 2345"
     r"|[A-Z]{1,2}[\s\-]\d{3,5}\s?[A-Z]{1,2}"  # Austria: "W 12345 X"
     r"|[A-Z]{2}[\s\-]\d{4}[\s\-][A-Z]{2}"  # Ukraine, Bulgaria: "AA 1234 BB"
     r"|[\u0410-\u042f\u0406\u0407\u0404]{2}\s?\d{4}\s?[\u0410-\u042f\u0406\u0407\u0404]{2}"
@@ -144,9 +160,12 @@ _IP_WORDS = word_set(
 )
 
 QUOTED = re.compile(
-    r"(?<!\w)['\"\u201c\u2018\u300c\u00ab]([^'\"\u201d\u2019\u300d\u00bb]{2,160}?)['\"\u201d\u2019\u300d\u00bb](?!\w)"
+    r"(?<!\w)['\"\u201c\u2018\u300c\u00ab]"
+    r"((?:[^'\"\u201d\u2019\u300d\u00bb]|(?<=[^\W\d_])['\u2019](?=[^\W\d_])){2,160}?)"
+    r"['\"\u201d\u2019\u300d\u00bb](?!\w)"
 )
-"""A quoted passage: usually an error message, where a capitalised common word is kept."""
+"""A quoted passage: usually an error message, where a capitalised common word is kept. An
+apostrophe between letters ("'Can't sync'") does not end it."""
 
 
 def forced_spans(
@@ -161,7 +180,11 @@ def forced_spans(
             or a postal code shape whose letters are one is not taken for a personal value.
     """
     spans: list[tuple[int, int]] = []
-    for pattern in (EMAIL, _IPV4, _IPV6, _IBAN, _DATE, _WORD_DATE, _LETTERS_THEN_NUMBER):
+    patterns = (
+        EMAIL, _IPV4, _IPV6, _IBAN, _DATE, _WORD_DATE, _LETTERS_THEN_NUMBER, _NINO,
+        _SPOKEN_DIGITS,
+    )  # fmt: skip
+    for pattern in patterns:
         for m in pattern.finditer(text):
             if pattern is EMAIL and re.match(r"git@", m.group(), re.I):
                 continue

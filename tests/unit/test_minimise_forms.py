@@ -362,3 +362,90 @@ def test_an_address_clause_ends_at_a_conjunction(minimiser: Minimiser) -> None:
     ).text
     assert "Harrow" not in out and "14" not in out.split(), out
     assert "Shopify pin" in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # a function word that is a name, capitalised mid-sentence, names someone
+        (
+            "The failing job belongs to Will and Jenkins 2.440 skips it.",
+            ["Will"],
+            ["Jenkins 2.440"],
+        ),
+        ("Will Terraform 1.7 accept this provider block?", [], ["Will", "Terraform 1.7"]),
+        # a lone quoted word is no error message: a quoted nickname goes
+        ("The webhook was made by 'Liz' and Discord returns 401.", ["Liz"], ["Discord", "401"]),
+        ("Windows says 'Can't reach this page' after KB5034441.", [], ["Can't reach this page"]),
+        # an initial joined to a surname is a login
+        ("Bitbucket denies push for r-oyelaran on Git 2.45.", ["r-oyelaran"], ["Bitbucket"]),
+    ],
+)
+def test_names_in_function_words_lone_quotes_and_initial_logins(
+    minimiser: Minimiser, text: str, gone: list[str], kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for value in gone:
+        assert value not in out, out
+    assert_kept(minimiser, text, kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # after a word for "number", a value may come two words later
+        ("Mi número de socio es SC-40917 y Moodle 4.1 falla.", ["SC-40917", "40917"], ["Moodle"]),
+        ("رقم العميل 552093 و Outlook 2019 لا يعمل", ["552093"], ["Outlook 2019"]),
+        ("My member number is 4471902 and Moodle 4.3 logs me out.", ["4471902"], ["Moodle 4.3"]),
+        # a UK National Insurance number, spaced or not
+        ("HMRC rejects AB 98 76 54 D and XY987654B as invalid.", ["98 76 54", "987654"], ["HMRC"]),
+        # digits read out in words
+        (
+            "Call me on four one five, two two two, nine eight seven six about Teams.",
+            ["nine eight seven six"],
+            ["Teams"],
+        ),
+        # a document number that shifts between letters and digits
+        (
+            "The airline rejects document D7K2M9P4Q at check-in, error 4012.",
+            ["D7K2M9P4Q"],
+            ["check-in", "error 4012"],
+        ),
+        (
+            "Address in Greek: Διεύθυνση: Οδός Αθηνάς 14, Πάτρα. Teams crashes.",
+            ["Αθηνάς", "14"],
+            ["Teams"],
+        ),
+        (
+            "I live at forty Oak Avenue, flat two, Leeds, and Sky Q shows error 11.",
+            ["Oak", "Leeds"],
+            ["Sky"],
+        ),
+        (
+            "Our van 2BC 4567 is missing in the fleet app since Android 14.",
+            ["2BC 4567"],
+            ["fleet app", "Android 14"],
+        ),
+    ],
+)
+def test_values_two_words_after_a_number_cue_spelled_out_or_shifting_never_leave(
+    minimiser: Minimiser, text: str, gone: list[str], kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for value in gone:
+        assert value not in out, out
+    assert_kept(minimiser, text, kept)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Samsung SM-G991B and the RTX4090 box both fail the KB5034441 update.",
+        "Error number 3 in step two of the wizard, then one more retry.",
+    ],
+)
+def test_model_codes_and_a_few_number_words_are_kept(minimiser: Minimiser, text: str) -> None:
+    out = minimiser.minimise(text).text
+    for term in ("RTX4090", "SM-G991B", "KB5034441", "wizard", "retry"):
+        if term in text:
+            assert term in out, out
