@@ -12,7 +12,8 @@ from redaction.minimise.pieces import word_set
 
 ADDRESS_CUES = word_set(
     "adresim bezorgadres lieferadresse moro vivo wohne wohnen wohnt habito woon woont wonen "
-    "mieszkam mieszkamy mieszka alamat habite habitons vivimos viviamo abito abitiamo"
+    "mieszkam mieszkamy mieszka alamat habite habitons vivimos viviamo abito abitiamo "
+    "bydliště bydlím bydlí bydlisko bývam naishi nakatira"
 )
 """Words that start an address: the rest of the clause is dropped."""
 

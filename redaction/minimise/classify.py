@@ -15,6 +15,7 @@ import re
 
 from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
+from redaction.minimise.patterns import is_version
 from redaction.minimise.pieces import (
     CJK,
     PARTICLES,
@@ -121,6 +122,9 @@ class Classifier:
             for w in re.findall(r"[^\W\d_]+", core)
         ):
             return "tech"  # "require(esm)", "os.fork()": a call
+        account = re.fullmatch(r"([^\W\d_][\w.\-]*)@([A-Za-z][\w\-]*(?:\.[\w\-]+)*)", core)
+        if account and not self._word_known(account.group(1)) and not is_version(account.group(2)):
+            return "drop"  # "chenwei@DESKTOP-7Q2L", "mpark@build01": a user at a host
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
@@ -319,7 +323,7 @@ class Classifier:
         login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
         if login and not self._word_known(login.group(1)) and not core.isupper():
             return "drop"  # "jdoe42", "mkowalski_88": a login, unless its word is known
-        if self._login_with_number(core):
+        if self._login_with_number(core) or self._unknown_part(core):
             return "drop"
         parts = [p for p in _SPLIT.split(core) if p and not any(c.isdigit() for c in p)]
         for part in parts:
@@ -354,11 +358,12 @@ class Classifier:
     def _login_with_number(self, core: str) -> bool:
         """True for a lower-case login of words and a name, then two digits or a year.
 
-        "anna.berg.1987", "li_na_88": one to three word parts, at least one a name of the
-        lists and none a technical term, then a two-digit number or a year.
+        "anna.berg.1987", "li_na_88", "rina_w99": one to three word parts (the first of two
+        letters or more), at least one a name of the lists and none a technical term, then a
+        two-digit number or a year.
         """
         login = re.fullmatch(
-            r"([^\W\d_]{2,}(?:[._][^\W\d_]{2,}){0,2})[._\-]?(\d{2}|(?:19|20)\d{2})", core
+            r"([^\W\d_]{2,}(?:[._][^\W\d_]+){0,2})[._\-]?(\d{2}|(?:19|20)\d{2})", core
         )
         if not login or not core.islower():
             return False
@@ -400,9 +405,40 @@ class Classifier:
         names = [w for w in words if self._is_name(w)]
         if unknown and not (last in _EXTENSIONS and len(unknown) == 1 and len(parts) == 2):
             return "drop"
+        if any(self._capital_name(w) for w in words):
+            return "drop"  # "payroll_draft_BAUTISTA.xlsx": a surname in capitals
         if words and len(names) == len(words):
-            return "drop"  # "a.b.kowalczyk", "fatima.zahra": a login made of names
+            return "name"  # "a.b.kowalczyk", "CRUZ/MARIA": names, and their neighbours go too
         return "tech"
+
+    def _capital_name(self, word: str) -> bool:
+        """True for a name in capitals inside an identifier that is no English word or term."""
+        folded = word.casefold()
+        return (
+            word.isupper()
+            and len(word) >= 4
+            and self._is_name(word)
+            and folded not in self._vocab.technical
+            and not self._vocab.common.get(folded, 0) & 1
+        )
+
+    def _unknown_part(self, core: str) -> bool:
+        """True for a handle: a word known nowhere, an underscore, letters and digits mixed.
+
+        "wxid_8k2m9p", "zq_4f7x": lower case, two parts, the first a word no list knows, the
+        second with a digit after a letter. Identifiers of known words ("ext4_fs",
+        "python3_12") are kept.
+        """
+        handle = re.fullmatch(r"([a-z]{3,})_([a-z0-9]{4,})", core)
+        if not handle or not re.search(r"[a-z]\d", handle.group(2)):
+            return False
+        word = handle.group(1)
+        return not (
+            self._word_known(word)
+            or word in self._vocab.rare
+            or word in _EXTENSIONS
+            or is_compound(self._vocab, word)
+        )
 
     @staticmethod
     def _between_names(pieces: list[Piece], i: int) -> bool:

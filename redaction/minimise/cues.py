@@ -26,7 +26,10 @@ _NAME_CUE_PHRASES = (
     "je m'appelle", "c'est", "sou", "eu sou", "mi nombre es", "ich heiße", "ich bin",
     "mi chiamo", "sono", "chamo-me",
     "meu nome é", "ik ben", "mijn naam is", "nazywam się", "jestem", "меня зовут",
-    "benim ad\u0131m", "ben", "t.a.v.",
+    "benim ad\u0131m", "ben", "t.a.v.", "ako si", "ako ay", "ang pangalan ko ay",
+    "jina langu ni", "naitwa", "mimi ni", "ég heiti", "fy enw i yw", "fy enw yw", "nire izena",
+    "nama saya", "minu nimi on", "mani sauc", "volám sa", "jmenuji se", "jmenuju se",
+    "zovem se", "казвам се", "мене звати", "nimeni on",  # noqa: RUF001
     "in the name of", "on behalf of", "em nome de", "a nombre de", "en nombre de", "au nom de",
     "a nome di", "op naam van", "auf den namen", "im namen von", "na imię",
 )  # fmt: skip
@@ -53,7 +56,8 @@ _ID_CUES = word_set(
     "paciente paziente patiënt pacjent usuario utilisateur identifiant benutzer benutzername "
     "gebruikersnaam kullanıcı логин пользователь vehicle véhicule vehículo veicolo fahrzeug "  # noqa: RUF001
     "voertuig pojazd araç registration reg reg. placa tablica rejestracja plakası plakam "  # noqa: RUF001
-    "rendszám spz авто машина"
+    "rendszám spz авто машина nickname nick alias pseudo pseudonym spitzname apodo apelido "
+    "soprannome bijnaam псевдоним ник akun akaun"
 )
 """Words after which an id, number or login follows: code-like words after them are dropped."""
 
@@ -62,8 +66,22 @@ _ID_CUES_OTHER = (
     "आधार", "मोबाइल", "番号", "번호", "아이디", "계정", "会員", "社員", "顧客", "账号", "帐号",
     "用户名", "ユーザー名", "アカウント", "사용자", "หมายเลข", "เบอร์", "บัญชี", "מספר", "טלפון",
     "číslo", "số", "nomor", "номер", "αριθμ", "τηλέφωνο", "διαβατήρι", "المستخدم", "यूज़रनेम",
-    "उपयोगकर्ता", "जन्मतिथि", "जन्म",
+    "उपयोगकर्ता", "जन्मतिथि", "जन्म", "微信号", "QQ号", "昵称",
 )  # fmt: skip
+
+_HANDLE_CUES = word_set(
+    "nickname nick alias pseudo pseudonym spitzname apodo apelido soprannome bijnaam "
+    "псевдоним ник handle gamertag username benutzername gebruikersnaam login логин"
+)
+"""Cues before a chosen name, which may be CamelCase ("nickname BunnyHopQueen")."""
+
+_ID_CUE_PHRASES = (
+    "hộ chiếu", "căn cước", "screen name", "display name",
+)  # fmt: skip
+"""Two-word id cues ("hộ chiếu", Vietnamese for passport; "screen name")."""
+
+_MY = word_set("my mein meine mi mon ma meu minha mijn mio mia moje mój benim мой моя")
+"""A possessive that opens an aside naming the value before it ("nora.k (my AD login)")."""
 
 _NUMBER_CUES = word_set("number numéro número numero nummer numer nº n° nr num")
 _NUMBER_CUES_OTHER = ("رقم", "číslo", "αριθμ", "номер", "số", "nomor", "नंबर", "संख्या", "מספר")
@@ -120,8 +138,12 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece], languages: int
             or any(c in word for c in _ID_CUES_OTHER)
             or (len(word) > 7 and word.endswith(_ID_ENDINGS) and word.isalpha())
         )
+        id_cue = id_cue or _ends_phrase(pieces, i, _ID_CUE_PHRASES)
         if id_cue and not (word == "id" and prev in _ID_QUALIFIERS):
             _drop_codes_after(vocab, pieces, i)
+        if i and piece.raw.startswith("(") and word in _MY and _names_value_before(pieces, i):
+            before = pieces[i - 1]
+            before.kind, before.forced = "drop", True
         if word in _NAME_CUES or raw in _NAME_CUES or _ends_phrase(pieces, i, _NAME_CUE_PHRASES):
             _drop_names_after(vocab, pieces, i, languages)
         elif word in _WEAK_NAME_CUES:
@@ -134,9 +156,11 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
     Between the cue and the value may stand other cue words, nouns such as "ref" or "code",
     a copula, or a preposition and one word before a copula ("Account on example.com is
     ...").  After a word for "number", up to two other words may stand before a value
-    holding a digit ("número de empleado es EMP-33817", "رقم الموظف 778120").
+    holding a digit ("número de empleado es EMP-33817", "رقم الموظف 778120"). After a
+    word for a handle, a CamelCase word is the value ("nickname BunnyHopQueen").
     """
     number_cue = _is_number_cue(pieces[i].core.casefold())
+    handle_cue = pieces[i].core.casefold() in _HANDLE_CUES
     skipped, taken = 0, False
     if (
         i + 3 < len(pieces)
@@ -163,6 +187,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
             continue
         code_like = (
             any(c.isdigit() for c in core)
+            or (is_camel(core) and handle_cue)
             or (core.isupper() and len(core) <= 5)
             or len(core) == 1
             or (
@@ -188,6 +213,21 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
         taken = True
         if piece.raw.endswith((",", ";", ".", ")", ":")) and not piece.raw.endswith("..."):
             break
+
+
+def _names_value_before(pieces: list[Piece], i: int) -> bool:
+    """True when the aside opened at ``i`` ("(my", "(mi") names an id, login or handle.
+
+    "nora.k (my AD username)", "hunter2_rob (my Discord handle)": an id cue word among the
+    next three words, before the aside closes.
+    """
+    for piece in pieces[i : i + 4]:
+        folded = piece.core.casefold()
+        if piece is not pieces[i] and (folded in _ID_CUES or folded in _ID_NOUNS):
+            return folded not in ("number", "no", "id") or piece.raw.endswith(")")
+        if piece.raw.endswith(")"):
+            return False
+    return False
 
 
 def _is_number_cue(word: str) -> bool:

@@ -5,8 +5,8 @@ the name may be written in lower case or be made of ordinary words ("sandy brook
 
 * after a *name label*, a word for "name" or for a person's role before a colon: "Name:",
   "Name on card:", "Titular:", "Payer:", "Nom :" (:data:`NAME_LABELS`);
-* at the start of the message, before "here" or a reporting verb: "jan kowal here -",
-  "sandy brook asked me..." (:data:`SELF_VERBS`);
+* at the start of the message, before "here", "again" or a reporting verb: "jan kowal here
+  -", "sandy brook asked me...", "jo park jr. writing" (:data:`SELF_VERBS`);
 * at the end of the message, after a dash: "... since 3.2 — ana maría".
 
 The name-shaped words there are dropped (:func:`apply_introductions`). Shape means: letters
@@ -33,10 +33,13 @@ NAME_LABELS = word_set(
 
 SELF_VERBS = word_set(
     "here speaking asked asks says said wants wanted needs needed reports reported writes "
-    "wrote called calls"
+    "wrote called calls again writing"
 )
 """Words after which the first words of a message are its writer or the person reported on
-("anna here", "sandy brook asked me to raise this")."""
+("anna here", "sandy brook asked me to raise this", "jo park again")."""
+
+_SUFFIXES = word_set("jr jr. sr sr. ii iii iv")
+"""Generational suffixes after a name ("john smythe jr.")."""
 
 _DASHES = ("-", "--", "\u2014", "\u2013")
 _SENTENCE_END = (".", "!", "?", ":", ";")
@@ -91,22 +94,37 @@ def _drop_label_value(vocab: Vocabulary, pieces: list[Piece], i: int, languages:
 
 
 def _drop_opening_name(vocab: Vocabulary, pieces: list[Piece]) -> None:
-    """The first one to three words before "here" or a reporting verb: "anna lee here"."""
+    """The first one to four words before "here" or a reporting verb: "anna lee here"."""
     start = 0
     if pieces and pieces[0].core.casefold() in ("hi", "hello", "hey", "dear"):
         start = 1
-    for verb in range(start + 1, min(start + 4, len(pieces))):
+    for verb in range(start + 1, min(start + 5, len(pieces))):
         if pieces[verb].core.casefold() not in SELF_VERBS:
             continue
         words = pieces[start:verb]
-        if any(p.raw != p.core for p in words[:-1]) or words[-1].raw.rstrip(",") != words[-1].core:
+        last = words[-1].raw.rstrip(",")
+        if any(p.raw != p.core for p in words[:-1]) or (
+            last != words[-1].core and last.casefold() not in _SUFFIXES
+        ):
             return  # punctuation inside: not one name
-        if _all_name_words(vocab, words) and all(
-            is_name(vocab, p.core) or p.core.casefold() in PARTICLES for p in words
+        if (
+            _all_name_words(vocab, words)
+            and any(_name_part(vocab, p.core) for p in words)
+            and all(
+                _name_part(vocab, p.core)
+                or p.core.casefold() in PARTICLES | _SUFFIXES
+                or p.core.casefold() not in vocab.very_common  # "dobbs", not "access"
+                for p in words
+            )
         ):
             for p in words:
                 p.kind, p.forced = "name", True
         return
+
+
+def _name_part(vocab: Vocabulary, core: str) -> bool:
+    """True for a name of the lists, or a hyphenated word with one ("martinez-ruiz")."""
+    return is_name(vocab, core) or any(is_name(vocab, p) for p in core.split("-") if p)
 
 
 def _drop_sign_off(vocab: Vocabulary, pieces: list[Piece]) -> None:

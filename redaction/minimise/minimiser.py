@@ -19,7 +19,7 @@ from redaction.minimise.classify import Classifier
 from redaction.minimise.cues import apply_cues
 from redaction.minimise.introductions import apply_introductions
 from redaction.minimise.networks import is_network, is_nobodys_address
-from redaction.minimise.patterns import EMAIL, QUOTED, forced_spans, is_version
+from redaction.minimise.patterns import EMAIL, QUOTED, forced_spans, is_version, month_names
 from redaction.minimise.pieces import CJK, Piece, mostly_caps, neighbour_kept, split_pieces
 from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
 
@@ -80,6 +80,7 @@ class Minimiser:
         if min_terms < 0:
             raise ValueError(f"min_terms must be >= 0, got {min_terms}")
         self._vocab = vocabulary or load_vocabulary()
+        month_names()  # built once per process, here rather than on the first question
         self._lookup = known_terms
         self._min_terms = min_terms
 

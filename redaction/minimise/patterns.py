@@ -12,6 +12,7 @@ quoted-passage pattern (:data:`QUOTED`) and the version test shared with
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Callable, Iterable
@@ -144,6 +145,13 @@ _WORD_DATE = re.compile(
     rf"(?:19|20)\d{{2}}|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}})(?!\w)",
     re.I,
 )
+_DATE_SHAPE = re.compile(
+    r"(?<!\w)(?=(\d{1,2}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?P<after>[^\s\d,.]+)\.?,?\s+"
+    r"(?:de\s+)?(?:19|20)\d{2}(?!\d)"
+    r"|(?P<before>[^\s\d,.]+)\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{2}(?!\d)))"
+)
+"""A day, a word and a year, or a word, a day and a year, overlapping: a date when the word
+is a month of any locale (:func:`month_names`)."""
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
 _VERSION_WORDS = word_set(
@@ -197,6 +205,10 @@ def forced_spans(
             if pattern in (_IPV4, _IPV6) and is_nobodys_address(m.group()):
                 continue  # "127.0.0.1", "0.0.0.0": an address that names no machine
             spans.append(m.span())
+    for m in _DATE_SHAPE.finditer(text):
+        month = (m.group("after") or m.group("before")).casefold()
+        if month in month_names():
+            spans.append((m.start(1), m.end(1)))  # "15 अगस्त 1992", "Hunyo 12, 1990"
     for m in _PLATES.finditer(text):
         letters = re.findall(r"[^\W\d_]+", m.group())
         acronym = (
@@ -276,6 +288,34 @@ def _after_product(text: str, start: int) -> bool:
     """True when a capitalised product word (not an IP cue) stands right before ``start``."""
     m = re.search(r"(?:^|\s)([A-Z][A-Za-z]+|v|version)\s$", text[:start])
     return m is not None and m.group(1).casefold() not in _IP_WORDS
+
+
+@functools.cache
+def month_names() -> frozenset[str]:
+    """The month names of every CLDR locale Babel ships, case-folded, without a final dot.
+
+    Wide and abbreviated, in the format and stand-alone contexts (so genitive forms such as
+    "stycznia" are in), letters only and at least three characters ("Hunyo", "अगस्त",
+    "Μαΐου", "sept"); Latin abbreviations of three letters are left to :data:`_MONTHS`.
+    About 3,500 words, built once per process in ~1 s from the package's own data (no
+    download).
+    """
+    from babel import Locale, UnknownLocaleError, localedata
+
+    names: set[str] = set()
+    for code in sorted({ident.split("_")[0] for ident in localedata.locale_identifiers()}):
+        try:
+            months = Locale.parse(code).months
+        except (UnknownLocaleError, ValueError):
+            continue
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for name in months.get(context, {}).get(width, {}).values():
+                    folded = name.casefold().rstrip(".")
+                    short = width == "abbreviated" and folded.isascii() and len(folded) <= 3
+                    if len(folded) >= 3 and not short and not any(c.isdigit() for c in folded):
+                        names.add(folded)  # not "mod", "dub", "hut": English words
+    return frozenset(names)
 
 
 def is_version(chunk: str) -> bool:

@@ -38,7 +38,7 @@ def word_set(text: str) -> frozenset[str]:
 
 PARTICLES = word_set(
     "van von der den de del della di da dos das du le la y bin ibn al el ter ten ní nic mac "
-    "ó bint abu t d dello degli ould des het"
+    "ó bint abu t d dello degli ould des het dela delos"
 )
 """Lower-case words that join the parts of a name ("Pieter van der Berg")."""
 

@@ -449,3 +449,61 @@ def test_model_codes_and_a_few_number_words_are_kept(minimiser: Minimiser, text:
     for term in ("RTX4090", "SM-G991B", "KB5034441", "wizard", "retry"):
         if term in text:
             assert term in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        # a name at the very start, before "again" or "writing", with a suffix
+        ("faith okonkwo-bell again, Outlook 2021 still hangs.", ["faith", "okonkwo"], ["Outlook"]),
+        ("mark anthony dobbs jr. writing. Zoom 6.0 drops audio.", ["mark", "anthony"], ["Zoom"]),
+        # a user at a host, and a login named in an aside after it
+        ("The lock says Who: tkarlsson@LAPTOP-9Z1Q, how do I clear it?", ["tkarlsson"], ["lock"]),
+        (
+            "ivo.brandt (my AD login) cannot map the drive with net use.",
+            ["ivo.brandt"],
+            ["net use"],
+        ),
+        ("it's wolf_rider (my Steam handle) and Proton 9 crashes.", ["wolf_rider"], ["Proton 9"]),
+        # names joined by a slash in an airline booking, a surname in capitals in a file name
+        ("Booking for MENDES/ANA LUISA fails in the app.", ["MENDES", "LUISA"], ["Booking"]),
+        ("Calc 7.6 crashes on budget_final_FIGUEROA.ods files.", ["FIGUEROA"], ["Calc 7.6"]),
+        # a chosen name after a word for it, a login with a name, two-word and Filipino cues
+        (
+            "Xbox error 0x87e10bef; gamer nickname MossyTurtleKing.",
+            ["MossyTurtleKing"],
+            ["0x87e10bef"],
+        ),
+        ("Akun Shopee saya dewi_k88 tidak bisa login di Android 13.", ["dewi_k88"], ["Android 13"]),
+        ("Xin chào, hộ chiếu B7654321 bị từ chối trên VNeID.", ["B7654321"], ["VNeID"]),
+        (
+            "Magandang gabi, ako si Liza Santos, GCash app ko ay nag-crash.",
+            ["Liza", "Santos"],
+            ["GCash"],
+        ),
+        ("Nagsimula noong Marso 3, 1988 ang account ko sa GCash.", ["Marso 3, 1988"], ["GCash"]),
+        ("微信号abcd_7x9k 登录失败", ["abcd_7x9k"], ["登录失败"]),
+    ],
+)
+def test_round_five_forms_never_leave(
+    minimiser: Minimiser, text: str, gone: list[str], kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for value in gone:
+        assert value not in out, out
+    assert_kept(minimiser, text, kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("The VPN client GlobalProtect 6.1 says the gateway is down.", ["GlobalProtect 6.1"]),
+        ("Keycloak 24: how do I keep user IDs stable across realms?", ["user IDs"]),
+        ("npm i lodash@4.17.21 then ssh root@build-server fails", ["lodash@4.17.21"]),
+        ("WeChat 微信 8.0.47 on iPhone fails to back up.", ["微信 8.0.47", "iPhone"]),
+        ("ext4_fs and python3_12 both show up in the log", ["ext4_fs", "python3_12"]),
+        ("Windows 11 2023 update and the 12 mod 2024 build", ["Windows 11 2023"]),
+    ],
+)
+def test_round_five_look_alikes_are_kept(minimiser: Minimiser, text: str, kept: list[str]) -> None:
+    assert_kept(minimiser, text, kept)
