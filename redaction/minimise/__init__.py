@@ -32,7 +32,8 @@ And it is dropped, whatever the above says, when it is:
   "address" and their equivalents in the corpus languages), up to the end of the value;
 * a structured value found by pattern on the whole question: e-mail addresses (also
   "name at example dot com"), IP addresses without a prefix length, IBANs, dates with a
-  year, and runs of digit groups of seven digits or more (phone, card and id numbers);
+  year, runs of digit groups of seven digits or more and lone numbers of six (phone, card
+  and id numbers);
 * one of the tenant's deny terms.
 
 Too little left: when fewer than ``min_terms`` content terms are kept, :class:`Minimised`

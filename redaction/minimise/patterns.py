@@ -3,7 +3,8 @@
 E-mail addresses (also "name at example dot com"), IPv4 and IPv6 addresses without a prefix
 length, IBANs, UK National Insurance numbers, dates with a year (numeric or with a month
 name), two to four single letters then a number ("W X 1234": a number plate), runs of digit
-groups of seven digits or more (phone, card and id numbers; not versions or build numbers),
+groups of seven digits or more and lone numbers of six (phone, card and id numbers; not
+versions, build numbers or a setting's value),
 six or more digits read out in words, and the tenant's deny terms:
 every piece touching one of these spans is dropped, whatever the word lists say. Also the
 quoted-passage pattern (:data:`QUOTED`) and the version test shared with
@@ -241,12 +242,14 @@ def forced_spans(
     for m in _DIGIT_RUN.finditer(text):
         value = m.group()
         digits = sum(c.isdigit() for c in value)
-        if digits < 7:
+        if digits < 6:
             continue
         if re.fullmatch(r"0\d(?:[.\s]\d\d){4}", value):
             spans.append(m.span())  # "06.12.34.56.78": a French number, not a version
             continue
         groups = re.findall(r"\d+", value)
+        if digits == 6 and (len(groups) > 1 or text[m.start() - 1 : m.start()] in ("=", ":")):
+            continue  # "XPS 13 9340", "interval.ms=300000": a model or a setting, not an id
         if any(is_version(chunk) for chunk in value.split()) or is_network(value):
             continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])

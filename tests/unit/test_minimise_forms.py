@@ -507,3 +507,29 @@ def test_round_five_forms_never_leave(
 )
 def test_round_five_look_alikes_are_kept(minimiser: Minimiser, text: str, kept: list[str]) -> None:
     assert_kept(minimiser, text, kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "gone", "kept"),
+    [
+        ("Badge 551203 fails on Okta Verify.", ["551203"], ["Okta"]),
+        # vendors' error codes are search terms, whatever their prefix
+        (
+            "CVE-2024-3094, ORA-12514, CS0246, TS2345 and C2065 after KB5034441 on an XPS 13 9340.",
+            [],
+            ["CVE-2024-3094", "ORA-12514", "CS0246", "TS2345", "C2065", "KB5034441", "XPS 13 9340"],
+        ),
+        (
+            "Kafka ignores max.poll.interval.ms=300000 since 3.6.",
+            [],
+            ["max.poll.interval.ms=300000"],
+        ),
+    ],
+)
+def test_lone_six_digit_numbers_never_leave_and_error_codes_stay(
+    minimiser: Minimiser, text: str, gone: list[str], kept: list[str]
+) -> None:
+    out = minimiser.minimise(text).text
+    for value in gone:
+        assert value not in out, out
+    assert_kept(minimiser, text, kept)
