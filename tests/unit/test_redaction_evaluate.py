@@ -185,7 +185,7 @@ class TestTerms:
     [
         f"{kind}.{split}"
         for kind in ("personal", "technical")
-        for split in ("dev", "heldout", "fresh")
+        for split in ("dev", "heldout", "fresh", "tune", "sealed", "blind", "round5", "round6")
     ],
 )
 def test_the_egress_corpus_loads(name: str) -> None:
