@@ -186,7 +186,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     if fixed is not generation:
         generation = fixed
         update["generation"] = fixed
-    per_claim = claim_problems(generation, by_id, min_support, asked(state))
+    per_claim = claim_problems(generation, by_id, min_support)
     unsupported = [f"claim {i} {p}" for i, p in enumerate(per_claim, start=1) if p]
     # What the sources lacked is what the next retrieval looks for (rewrite_query).
     lacking = [c["text"] for c, p in zip(generation["claims"], per_claim, strict=True) if p]

@@ -62,10 +62,7 @@ def citation_problems(
 
 
 def support_problems(
-    generation: Generation,
-    by_id: Mapping[str, Document],
-    min_support: float,
-    question: str = "",
+    generation: Generation, by_id: Mapping[str, Document], min_support: float
 ) -> list[str]:
     """Lexical grounding: each claim's numbers, names and most of its words must be in its sources.
 
@@ -81,39 +78,28 @@ def support_problems(
         generation: A generation that passed :func:`citation_problems`.
         by_id: The graded-relevant chunks by id.
         min_support: Least share of a claim's content terms found in its cited chunks.
-        question: The question answered: its own words in a claim are not counted against
-            it (:func:`~pipeline.lexical.support_ratio`).
 
     Returns:
         Human-readable problems naming the failing claims.
     """
     return [
         f"claim {i} {problem}"
-        for i, problem in enumerate(
-            claim_problems(generation, by_id, min_support, question), start=1
-        )
+        for i, problem in enumerate(claim_problems(generation, by_id, min_support), start=1)
         if problem
     ]
 
 
 def claim_problems(
-    generation: Generation,
-    by_id: Mapping[str, Document],
-    min_support: float,
-    question: str = "",
+    generation: Generation, by_id: Mapping[str, Document], min_support: float
 ) -> list[str | None]:
     """Per claim, in order, why its cited sources do not support it (``None``: they do)."""
     return [
-        claim_support_problem(
-            c["text"], cited_text([c["source_ids"]], by_id), min_support, question
-        )
+        claim_support_problem(c["text"], cited_text([c["source_ids"]], by_id), min_support)
         for c in generation["claims"]
     ]
 
 
-def claim_support_problem(
-    text: str, evidence: str, min_support: float, question: str = ""
-) -> str | None:
+def claim_support_problem(text: str, evidence: str, min_support: float) -> str | None:
     """Why ``evidence`` does not lexically support the claim ``text``, or ``None``.
 
     The checks of :func:`support_problems` for one claim, first failing one named:
@@ -131,7 +117,7 @@ def claim_support_problem(
         return f"names {', '.join(unnamed)}, absent from its sources"
     if foreign:
         return f"has words its sources do not: {' '.join(foreign)}"
-    if support_ratio(text, evidence, question) < min_support:
+    if support_ratio(text, evidence) < min_support:
         return "is mostly not in the sources it cites"
     return None
 

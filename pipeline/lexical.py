@@ -101,20 +101,12 @@ def is_degenerate(text: str, min_words: int = 12, min_distinct: float = 0.4) -> 
     return len(words) >= min_words and len(set(words)) / len(words) < min_distinct
 
 
-def support_ratio(claim: str, evidence: str, frame: str = "") -> float:
+def support_ratio(claim: str, evidence: str) -> float:
     """Share of the claim's content terms that occur in ``evidence``, in [0, 1].
 
-    1.0 for a claim with no content terms (nothing to contradict). With ``frame`` (the
-    question), the claim's terms that the question also uses are left out when any other
-    is left: a claim that restates the question ("the psql meta-command that displays how
-    long each statement takes is \\timing") is judged on what it adds, which a paraphrased
-    question's own words would otherwise outvote. A claim made only of the question's
-    words is judged on all of them.
+    1.0 for a claim with no content terms (nothing to contradict).
     """
     terms = content_terms(claim)
-    if frame:
-        added = terms - content_terms(frame)
-        terms = added or terms
     if not terms:
         return 1.0
     return len(terms & content_terms(evidence)) / len(terms)

@@ -54,21 +54,6 @@ def test_support_ratio() -> None:
     assert support_ratio("It is", evidence) == 1.0
 
 
-def test_support_ratio_judges_a_claim_on_what_it_adds_to_the_question() -> None:
-    evidence = "\\timing [ on | off ] With a parameter, turns displaying of timing on or off."
-    question = "Which meta-command shows how long each SQL statement takes to run?"
-    claim = "The meta-command that shows how long each SQL statement takes to run is \\timing."
-    assert support_ratio(claim, evidence) < 0.6  # the question's own words outvote the fact
-    assert support_ratio(claim, evidence, question) == 1.0
-    # what the claim adds must still be in the sources
-    invented = "The meta-command that shows how long each SQL statement takes is \\chrono."
-    assert support_ratio(invented, evidence, question) == 0.0
-    # a claim of only the question's words is judged on all of them
-    assert support_ratio("Each SQL statement takes long", evidence, question) == pytest.approx(
-        support_ratio("Each SQL statement takes long", evidence)
-    )
-
-
 def test_ruled_route_judges_small_talk_on_the_message_and_recency_on_the_question() -> None:
     from pipeline.rules import ruled_route
 
