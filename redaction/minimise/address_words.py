@@ -13,7 +13,7 @@ from redaction.minimise.pieces import word_set
 ADDRESS_CUES = word_set(
     "adresim bezorgadres lieferadresse moro vivo wohne wohnen wohnt habito woon woont wonen "
     "mieszkam mieszkamy mieszka alamat habite habitons vivimos viviamo abito abitiamo "
-    "bydliště bydlím bydlí bydlisko bývam naishi nakatira"
+    "bydliště bydlím bydlí bydlisko bývam naishi nakatira μένω μένει"
 )
 """Words that start an address: the rest of the clause is dropped."""
 
@@ -47,7 +47,7 @@ STREET_WORDS = word_set(
     "travesía praça travessa estrada alameda impasse chemin allée quai cours caddesi cad. "
     "sokak sok. mahallesi ulica ul. aleja al. plac pl. osiedle os. rynek улица ул. проспект "
     "пр. вулиця вул. ngõ phố đường hẻm ngách náměstí nám. ulice třída nábřeží námestie "
-    "οδός οδ. λεωφόρος λεωφ. πλατεία"
+    "οδός οδό οδ. λεωφόρος λεωφόρο λεωφ. πλατεία"
 )
 """Street words before the street's name, or on either side of it ("Calle Mayor 5",
 "ul. Marszałkowska 84", "12 rue des Lilas"): capitalised or abbreviated, near a number."""
@@ -68,7 +68,7 @@ LOWER_STREET_WORDS = word_set(
     "rua calle avenida avenue rue boulevard viale piazza piazzale corso vicolo largo strada "
     "straße strasse gasse allee laan straat plein gracht kade caddesi sokak mahallesi ulica "
     "aleja plac osiedle rynek carrer paseo plaza camino impasse chemin allée quai praça "
-    "travessa estrada улица проспект вулиця náměstí ulice třída οδός λεωφόρος"
+    "travessa estrada улица проспект вулиця náměstí ulice třída οδός οδό λεωφόρος λεωφόρο"
 )
 """Street words that start an address in lower case too ("rue des Lilas"); not "via" or "way"."""
 

@@ -15,7 +15,6 @@ import re
 
 from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
-from redaction.minimise.patterns import is_version
 from redaction.minimise.pieces import (
     CJK,
     PARTICLES,
@@ -37,6 +36,12 @@ from redaction.minimise.pieces import (
 from redaction.minimise.vocabulary import Vocabulary, is_name
 
 _SPLIT = re.compile(r"[._/:@\-=+~#%$\\]+")
+
+_BEFORE_LABELS = word_set(
+    "the a an this that your my our its tap click press select choose hit open group"
+)
+"""Words before a capitalised function word that make it a label, not a name ("the May
+update", "tap More", "the group Read permission")."""
 
 _SHIFTS = re.compile(r"(?<=[A-Z])(?=\d)|(?<=\d)(?=[A-Z])")
 """Where letters turn to digits or back: a document number shifts often, a model code or a
@@ -122,8 +127,9 @@ class Classifier:
             for w in re.findall(r"[^\W\d_]+", core)
         ):
             return "tech"  # "require(esm)", "os.fork()": a call
-        account = re.fullmatch(r"([^\W\d_][\w.\-]*)@([A-Za-z][\w\-]*(?:\.[\w\-]+)*)", core)
-        if account and not self._word_known(account.group(1)) and not is_version(account.group(2)):
+        account = re.fullmatch(r"([^\W\d_]+)@([A-Za-z][\w\-]*(?:\.[\w\-]+)*)", core)
+        tag = account is not None and account.group(2).isalpha() and account.group(2).islower()
+        if account and not tag and not self._word_known(account.group(1)):
             return "drop"  # "chenwei@DESKTOP-7Q2L", "mpark@build01": a user at a host
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
@@ -183,10 +189,12 @@ class Classifier:
             )
             placed = pieces[i].quoted or after_product or in_phrase or before_product
             # a function word that is a name ("Will", "Dan") is the word only where a
-            # capital is due anyway: at a sentence's start, in capitals, in a title phrase
-            # or a quoted message; mid-sentence "for Will asked" names someone
+            # capital is due anyway: at a sentence's start, in capitals, in a title phrase,
+            # a quoted message, or as a label ("the May update"); mid-sentence "for Will
+            # asked" names someone
+            label = prev is not None and prev.core.casefold() in _BEFORE_LABELS
             function = self._function_here(folded) and (
-                caps_text or placed or sentence_start(pieces, i)
+                caps_text or placed or label or sentence_start(pieces, i)
             )
             if function or (common and placed):
                 # "'Internal Server Error'", "Ubuntu Server", "Mercado Pago", "Little Snitch

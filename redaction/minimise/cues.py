@@ -66,14 +66,25 @@ _ID_CUES_OTHER = (
     "आधार", "मोबाइल", "番号", "번호", "아이디", "계정", "会員", "社員", "顧客", "账号", "帐号",
     "用户名", "ユーザー名", "アカウント", "사용자", "หมายเลข", "เบอร์", "บัญชี", "מספר", "טלפון",
     "číslo", "số", "nomor", "номер", "αριθμ", "τηλέφωνο", "διαβατήρι", "المستخدم", "यूज़रनेम",
-    "उपयोगकर्ता", "जन्मतिथि", "जन्म", "微信号", "QQ号", "昵称",
+    "उपयोगकर्ता", "जन्मतिथि", "जन्म", "微信号", "qq号", "昵称",
 )  # fmt: skip
 
 _HANDLE_CUES = word_set(
     "nickname nick alias pseudo pseudonym spitzname apodo apelido soprannome bijnaam "
-    "псевдоним ник handle gamertag username benutzername gebruikersnaam login логин"
+    "псевдоним ник gamertag username benutzername gebruikersnaam"
 )
-"""Cues before a chosen name, which may be CamelCase ("nickname BunnyHopQueen")."""
+"""Cues before a chosen name, which may be CamelCase ("nickname BunnyHopQueen"); not
+"handle" or "login", which are verbs as often ("how to handle TypeError")."""
+
+_ASIDE_CUES = _HANDLE_CUES | word_set("user login handle id email e-mail mail")
+"""Words in an aside that make the word before it a login ("nora.k (my AD username)"); not
+"phone" or "account" ("iPhone (my work phone)")."""
+
+_NOT_PERSONAL_NUMBER = word_set(
+    "build line version port page row column error issue bug ticket step release serial "
+    "model part phase exit status event"
+)
+"""Words before "number" that make it a technical one ("build number of Windows 11")."""
 
 _ID_CUE_PHRASES = (
     "hộ chiếu", "căn cước", "screen name", "display name",
@@ -100,7 +111,7 @@ _ID_NOUNS = word_set(
 and no cue themselves ("error code 0x80070005")."""
 
 _PREPOSITIONS = word_set("on at for in with en sur bei auf na w em su")
-_COPULAS = word_set("is es est ist è é = is:")
+_COPULAS = word_set("is es est ist è é = is: είναι это")
 
 _ID_QUALIFIERS = word_set(
     "event process thread session product vendor device app application bundle object "
@@ -159,7 +170,8 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
     holding a digit ("número de empleado es EMP-33817", "رقم الموظف 778120"). After a
     word for a handle, a CamelCase word is the value ("nickname BunnyHopQueen").
     """
-    number_cue = _is_number_cue(pieces[i].core.casefold())
+    before = pieces[i - 1].core.casefold() if i else ""
+    number_cue = _is_number_cue(pieces[i].core.casefold()) and before not in _NOT_PERSONAL_NUMBER
     handle_cue = pieces[i].core.casefold() in _HANDLE_CUES
     skipped, taken = 0, False
     if (
@@ -187,7 +199,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
             continue
         code_like = (
             any(c.isdigit() for c in core)
-            or (is_camel(core) and handle_cue)
+            or (is_camel(core) and handle_cue and folded not in vocab.technical)
             or (core.isupper() and len(core) <= 5)
             or len(core) == 1
             or (
@@ -204,6 +216,8 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
                 number_cue
                 and not taken
                 and skipped < 2
+                and not core[:1].isupper()
+                and not re.search(r"[._/:]", core)
                 and _digit_follows(pieces, piece, 2 - skipped)
             ):
                 skipped += 1
@@ -223,8 +237,8 @@ def _names_value_before(pieces: list[Piece], i: int) -> bool:
     """
     for piece in pieces[i : i + 4]:
         folded = piece.core.casefold()
-        if piece is not pieces[i] and (folded in _ID_CUES or folded in _ID_NOUNS):
-            return folded not in ("number", "no", "id") or piece.raw.endswith(")")
+        if piece is not pieces[i] and folded in _ASIDE_CUES:
+            return True
         if piece.raw.endswith(")"):
             return False
     return False
@@ -240,11 +254,15 @@ def _is_number_cue(word: str) -> bool:
 
 
 def _digit_follows(pieces: list[Piece], piece: Piece, within: int) -> bool:
-    """True when one of the ``within`` pieces after ``piece`` holds a digit, in its sentence."""
+    """True when one of the ``within`` pieces after ``piece`` holds a digit, in its sentence.
+
+    Copulas do not count ("αριθμός διαβατηρίου μου είναι AK…").
+    """
     at = pieces.index(piece)
     if piece.raw.endswith((".", "!", "?", ";", ")")):
         return False
-    for later in pieces[at + 1 : at + 1 + within]:
+    later_pieces = [p for p in pieces[at + 1 :] if p.core.casefold() not in _COPULAS]
+    for later in later_pieces[:within]:
         if any(c.isdigit() for c in later.core):
             return True
         if later.raw.endswith((".", "!", "?", ";", ")")):

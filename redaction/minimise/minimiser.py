@@ -107,8 +107,8 @@ class Minimiser:
         languages = self._vocab.question_languages(words)
         classifier = Classifier(self._vocab, self._ask_corpus(pieces), languages=languages)
         for m in QUOTED.finditer(text):
-            if len(m.group(1).split()) < 2:
-                continue  # a lone quoted word is a name as often as a literal ("'Liv'")
+            if len(m.group(1).split()) < 2 and not self._literal(text, m.start(), m.group(1)):
+                continue  # a lone quoted name is no message ("'Liv'"); "'Page'" is a literal
             for piece in pieces:
                 if m.start() <= piece.start and piece.end <= m.end():
                     piece.quoted = True
@@ -149,6 +149,18 @@ class Minimiser:
                 f"{dropped} piece(s) dropped"
             )
         return Minimised(minimised, terms, dropped, reason)
+
+    def _literal(self, text: str, start: int, word: str) -> bool:
+        """True for a lone quoted word that is a literal: an English word or a term.
+
+        "'Price'", "'goto'", "the 'Back' button"; not a nickname right after a capitalised
+        word ("Olivia 'Liz' Brennan").
+        """
+        before = re.search(r"(\S+)\s+$", text[:start])
+        if before and before.group(1)[:1].isupper() and before.group(1).isalpha():
+            return False
+        folded = word.strip().casefold()
+        return bool(self._vocab.common.get(folded, 0) & 1) or folded in self._vocab.technical
 
     def _technical(self, word: str) -> bool:
         """True for a word of the shipped technical vocabulary, any case."""

@@ -3,8 +3,7 @@
 E-mail addresses (also "name at example dot com"), IPv4 and IPv6 addresses without a prefix
 length, IBANs, UK National Insurance numbers, dates with a year (numeric or with a month
 name), two to four single letters then a number ("W X 1234": a number plate), runs of digit
-groups of seven digits or more and lone numbers of six (phone, card and id numbers; not
-versions, build numbers or a setting's value),
+groups of seven digits or more (phone, card and id numbers; not versions or build numbers),
 six or more digits read out in words, and the tenant's deny terms:
 every piece touching one of these spans is dropped, whatever the word lists say. Also the
 quoted-passage pattern (:data:`QUOTED`) and the version test shared with
@@ -46,17 +45,20 @@ _DATE = re.compile(
     r"|(?:19|20)\d{2}\s*[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]?"
     r"|\d{1,2}\s+tháng\s+\d{1,2}(?:\s*(?:năm|,)\s*(?:19|20)\d{2})"
 )
-_NINO = re.compile(r"(?<![\w\-])[A-Z]{2}(?:\s?\d{2}){3}\s?[A-D](?![\w\-])")
+_NINO = re.compile(r"(?<![\w\-])[A-Z]{2}(?:[\s\-]?\d{2}){3}[\s\-]?[A-D](?![\w\-])", re.I)
 """A UK National Insurance number, with or without its spaces ("QQ 12 34 56 C")."""
 _DIGIT_WORDS = (
     "zero|oh|nought|one|two|three|four|five|six|seven|eight|nine|double|triple"
-    "|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve"
+    "|cero|uno|tres|cuatro|cinco|seis|siete|ocho|nueve"
     "|zéro|un|deux|trois|quatre|cinq|sept|huit|neuf"
-    "|null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun"
-    "|uno|due|tre|quattro|sei|sette|otto|nove|um|dois|três|quatro|oito|nove"
+    "|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun"
+    "|tre|quattro|cinque|sei|sette|otto|nove|um|dois|três|quatro|cinco|sete|oito"
+    "|nul|een|twee|drie|zes|zeven|negen"
 )
+"""Digit words of the support languages; not "null", "dos" or "due", which are terms."""
 _SPOKEN_DIGITS = re.compile(
-    rf"(?<!\w)(?:{_DIGIT_WORDS})(?:[\s,\-]+(?:{_DIGIT_WORDS})){{5,}}(?!\w)", re.I
+    rf"(?<!\w)(?:{_DIGIT_WORDS})(?:(?:[\s,\-]|\sdash\s)+(?:{_DIGIT_WORDS})){{5,}}(?!\w)",
+    re.I,
 )
 """Six or more digits read out in words ("five oh three, five five five, zero one four
 two"): a phone or id number spelled for a person, never a search term."""
@@ -147,7 +149,7 @@ _WORD_DATE = re.compile(
     re.I,
 )
 _DATE_SHAPE = re.compile(
-    r"(?<!\w)(?=(\d{1,2}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?P<after>[^\s\d,.]+)\.?,?\s+"
+    r"(?<![^\s(])(?=(\d{1,2}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?P<after>[^\s\d,.]+)\.?,?\s+"
     r"(?:de\s+)?(?:19|20)\d{2}(?!\d)"
     r"|(?P<before>[^\s\d,.]+)\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{2}(?!\d)))"
 )
@@ -242,14 +244,12 @@ def forced_spans(
     for m in _DIGIT_RUN.finditer(text):
         value = m.group()
         digits = sum(c.isdigit() for c in value)
-        if digits < 6:
+        if digits < 7:
             continue
         if re.fullmatch(r"0\d(?:[.\s]\d\d){4}", value):
             spans.append(m.span())  # "06.12.34.56.78": a French number, not a version
             continue
         groups = re.findall(r"\d+", value)
-        if digits == 6 and (len(groups) > 1 or text[m.start() - 1 : m.start()] in ("=", ":")):
-            continue  # "XPS 13 9340", "interval.ms=300000": a model or a setting, not an id
         if any(is_version(chunk) for chunk in value.split()) or is_network(value):
             continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])
@@ -304,6 +304,7 @@ def month_names() -> frozenset[str]:
     download).
     """
     from babel import Locale, UnknownLocaleError, localedata
+    from wordfreq import zipf_frequency
 
     names: set[str] = set()
     for code in sorted({ident.split("_")[0] for ident in localedata.locale_identifiers()}):
@@ -317,8 +318,11 @@ def month_names() -> frozenset[str]:
                     folded = name.casefold().rstrip(".")
                     short = width == "abbreviated" and folded.isascii() and len(folded) <= 3
                     if len(folded) >= 3 and not short and not any(c.isdigit() for c in folded):
-                        names.add(folded)  # not "mod", "dub", "hut": English words
-    return frozenset(names)
+                        names.add(folded)
+    # not "mod", "mac", "here", "out": English words that name a month elsewhere
+    english = {n for n in names if n.isascii() and zipf_frequency(n, "en") >= 3.0}
+    curated = set(_MONTHS.split("|"))
+    return frozenset(n for n in names if n not in english or n in curated)
 
 
 def is_version(chunk: str) -> bool:

@@ -383,7 +383,7 @@ def test_an_address_clause_ends_at_a_conjunction(minimiser: Minimiser) -> None:
         ),
         ("Will Terraform 1.7 accept this provider block?", [], ["Will", "Terraform 1.7"]),
         # a lone quoted word is no error message: a quoted nickname goes
-        ("The webhook was made by 'Liz' and Discord returns 401.", ["Liz"], ["Discord", "401"]),
+        ("The webhook was made by Ann 'Liz' Okoro and Discord returns 401.", ["Liz"], ["Discord"]),
         ("Windows says 'Can't reach this page' after KB5034441.", [], ["Can't reach this page"]),
         # an initial joined to a surname is a login
         ("Bitbucket denies push for r-oyelaran on Git 2.45.", ["r-oyelaran"], ["Bitbucket"]),
@@ -511,7 +511,6 @@ def test_round_five_look_alikes_are_kept(minimiser: Minimiser, text: str, kept: 
 @pytest.mark.parametrize(
     ("text", "gone", "kept"),
     [
-        ("Badge 551203 fails on Okta Verify.", ["551203"], ["Okta"]),
         # vendors' error codes are search terms, whatever their prefix
         (
             "CVE-2024-3094, ORA-12514, CS0246, TS2345 and C2065 after KB5034441 on an XPS 13 9340.",
@@ -525,7 +524,52 @@ def test_round_five_look_alikes_are_kept(minimiser: Minimiser, text: str, kept: 
         ),
     ],
 )
-def test_lone_six_digit_numbers_never_leave_and_error_codes_stay(
+def test_error_codes_and_settings_values_stay(
     minimiser: Minimiser, text: str, gone: list[str], kept: list[str]
 ) -> None:
     assert_gone_and_kept(minimiser, text, gone, kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # found by a review of round 5's rules: each was dropped by a first version of them
+        ("how to handle TypeError in async javascript", ["TypeError"]),
+        ("AttributeError: 'Page' object has no attribute 'goto'", ["'Page'"]),
+        ("what is the build number of Windows 11 23H2", ["Windows 11 23H2"]),
+        ("version number of Python 3.12 on Debian", ["Python 3.12"]),
+        ("old mode 100644 new mode 100755 in git diff", ["100644", "100755"]),
+        ("npm install eslint-plugin-react@latest fails", ["eslint-plugin-react@latest"]),
+        ("the May update broke Outlook and the Back button", ["May", "Back"]),
+        ("sync fails on iPhone (my work phone) since iOS 17", ["iPhone"]),
+        ("selenium returns null, null, null, null, null, null", ["null"]),
+        ("compare 3 Mac 2020 machines for Xcode 15", ["Mac 2020"]),
+    ],
+)
+def test_round_five_review_look_alikes_are_kept(
+    minimiser: Minimiser, text: str, kept: list[str]
+) -> None:
+    assert_kept(minimiser, text, kept)
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("ο αριθμός διαβατηρίου μου είναι AK1234567 και η εφαρμογή κολλάει", ["AK1234567"]),  # noqa: RUF001
+        ("ζω στην οδό Ερμού 25 Αθήνα και το Teams κολλάει", ["Ερμού", "25"]),
+        ("call five oh three dash five five five dash zero one four two", ["zero one four two"]),
+        ("HMRC rejects qq 12 34 56 c and QQ-12-34-56-C", ["12 34 56", "12-34-56"]),
+    ],
+)
+def test_round_five_review_leaks_never_leave(
+    minimiser: Minimiser, text: str, gone: list[str]
+) -> None:
+    assert_gone_and_kept(minimiser, text, gone, [])
+
+
+def test_a_date_shape_is_linear_on_long_runs_of_punctuation(minimiser: Minimiser) -> None:
+    import time
+
+    started = time.perf_counter()
+    minimiser.minimise("=" * 20_000)
+    assert time.perf_counter() - started < 2.0  # 8 s with the first, unanchored pattern
