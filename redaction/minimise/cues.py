@@ -166,7 +166,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
 
     Between the cue and the value may stand other cue words, nouns such as "ref" or "code",
     a copula, or a preposition and one word before a copula ("Account on example.com is
-    ...").  After a word for "number", up to two other words may stand before a value
+    ..."). After a word for "number", up to two other words may stand before a value
     holding a digit ("número de empleado es EMP-33817", "رقم الموظف 778120"). After a
     word for a handle, a CamelCase word is the value ("nickname BunnyHopQueen").
     """
@@ -232,8 +232,8 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
 def _names_value_before(pieces: list[Piece], i: int) -> bool:
     """True when the aside opened at ``i`` ("(my", "(mi") names an id, login or handle.
 
-    "nora.k (my AD username)", "hunter2_rob (my Discord handle)": an id cue word among the
-    next three words, before the aside closes.
+    "nora.k (my AD username)", "hunter2_rob (my Discord handle)": a login word
+    (:data:`_ASIDE_CUES`) among the next three words, before the aside closes.
     """
     for piece in pieces[i : i + 4]:
         folded = piece.core.casefold()

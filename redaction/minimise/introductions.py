@@ -94,7 +94,7 @@ def _drop_label_value(vocab: Vocabulary, pieces: list[Piece], i: int, languages:
 
 
 def _drop_opening_name(vocab: Vocabulary, pieces: list[Piece]) -> None:
-    """The first one to four words before "here" or a reporting verb: "anna lee here"."""
+    """The first one to four words before "here", "again" or a reporting verb: "anna lee here"."""
     start = 0
     if pieces and pieces[0].core.casefold() in ("hi", "hello", "hey", "dear"):
         start = 1
