@@ -43,6 +43,11 @@ _BEFORE_LABELS = word_set(
 """Words before a capitalised function word that make it a label, not a name ("the May
 update", "tap More", "the group Read permission")."""
 
+_USER_AT_HOST = re.compile(r"([^\W\d_]+)@([A-Za-z][\w\-]*(?:\.[\w\-]+)*)(?::[~/\w.\-]*[$#]?)?")
+"""A user at a host, and a shell prompt's path after it ("chenwei@DESKTOP-7Q2L:~$")."""
+_DOMAIN_USER = re.compile(r"[A-Z][A-Z0-9\-]{1,14}\\([^\W\d_][\w.\-]*)")
+"""A Windows logon name, a domain or machine and a user ("CORP\\jsmith")."""
+
 _SHIFTS = re.compile(r"(?<=[A-Z])(?=\d)|(?<=\d)(?=[A-Z])")
 """Where letters turn to digits or back: a document number shifts often, a model code or a
 knowledge-base id rarely ("KB5034441", "RTX4090", "SM-G991B")."""
@@ -127,10 +132,13 @@ class Classifier:
             for w in re.findall(r"[^\W\d_]+", core)
         ):
             return "tech"  # "require(esm)", "os.fork()": a call
-        account = re.fullmatch(r"([^\W\d_]+)@([A-Za-z][\w\-]*(?:\.[\w\-]+)*)", core)
+        account = _USER_AT_HOST.fullmatch(core)
         tag = account is not None and account.group(2).isalpha() and account.group(2).islower()
         if account and not tag and not self._word_known(account.group(1)):
-            return "drop"  # "chenwei@DESKTOP-7Q2L", "mpark@build01": a user at a host
+            return "drop"  # "chenwei@DESKTOP-7Q2L", "mpark@build01:~$": a user at a host
+        domain = _DOMAIN_USER.fullmatch(core)
+        if domain and not self._word_known(domain.group(1)):
+            return "drop"  # "CORP\\jsmith", "DESKTOP-7Q2L\\chenwei": a Windows logon name
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None

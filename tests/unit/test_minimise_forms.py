@@ -559,6 +559,11 @@ def test_round_five_review_look_alikes_are_kept(
         ("ζω στην οδό Ερμού 25 Αθήνα και το Teams κολλάει", ["Ερμού", "25"]),
         ("call five oh three dash five five five dash zero one four two", ["zero one four two"]),
         ("HMRC rejects qq 12 34 56 c and QQ-12-34-56-C", ["12 34 56", "12-34-56"]),
+        ("the prompt shows okwuosa@LAPTOP-3K9D:~$ after login", ["okwuosa"]),
+        (
+            "RDP refuses CORP\\tbaranski and LAPTOP-3K9D\\okwuosa since KB5034441",
+            ["tbaranski", "okwuosa"],
+        ),
     ],
 )
 def test_round_five_review_leaks_never_leave(
