@@ -9,6 +9,7 @@ their own module (:mod:`~redaction.minimise.addresses`).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -40,7 +41,14 @@ _WEAK_NAME_CUES = word_set(
 )
 """Words before which a name is common but not certain: only lower-case names are dropped."""
 
-_ID_CUES = word_set(
+_HANDLE_CUES = word_set(
+    "nickname nick alias pseudo pseudonym spitzname apodo apelido soprannome bijnaam "
+    "псевдоним ник gamertag username benutzername gebruikersnaam"
+)
+"""Cues before a chosen name, which may be CamelCase ("nickname BunnyHopQueen"); not
+"handle" or "login", which are verbs as often ("how to handle TypeError")."""
+
+_ID_CUES = _HANDLE_CUES | word_set(
     "passport pasaporte passeport reisepass passaporto paszport pasaport паспорт "
     "personalausweis ausweis dni nie nif nir cpf rg pesel bsn ssn sin aadhaar pan nino "
     "plate targa kenteken kennzeichen matrícula matricula immatriculation rejestracyjny "
@@ -56,8 +64,7 @@ _ID_CUES = word_set(
     "paciente paziente patiënt pacjent usuario utilisateur identifiant benutzer benutzername "
     "gebruikersnaam kullanıcı логин пользователь vehicle véhicule vehículo veicolo fahrzeug "  # noqa: RUF001
     "voertuig pojazd araç registration reg reg. placa tablica rejestracja plakası plakam "  # noqa: RUF001
-    "rendszám spz авто машина nickname nick alias pseudo pseudonym spitzname apodo apelido "
-    "soprannome bijnaam псевдоним ник akun akaun"
+    "rendszám spz авто машина akun akaun"
 )
 """Words after which an id, number or login follows: code-like words after them are dropped."""
 
@@ -68,13 +75,6 @@ _ID_CUES_OTHER = (
     "číslo", "số", "nomor", "номер", "αριθμ", "τηλέφωνο", "διαβατήρι", "المستخدم", "यूज़रनेम",
     "उपयोगकर्ता", "जन्मतिथि", "जन्म", "微信号", "qq号", "昵称",
 )  # fmt: skip
-
-_HANDLE_CUES = word_set(
-    "nickname nick alias pseudo pseudonym spitzname apodo apelido soprannome bijnaam "
-    "псевдоним ник gamertag username benutzername gebruikersnaam"
-)
-"""Cues before a chosen name, which may be CamelCase ("nickname BunnyHopQueen"); not
-"handle" or "login", which are verbs as often ("how to handle TypeError")."""
 
 _ASIDE_CUES = _HANDLE_CUES | word_set("user login handle id email e-mail mail")
 """Words in an aside that make the word before it a login ("nora.k (my AD username)"); not
@@ -180,7 +180,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
         and pieces[i + 3].raw.casefold() in _COPULAS
     ):
         i += 3
-    for piece in pieces[i + 1 : i + 7]:
+    for at, piece in enumerate(pieces[i + 1 : i + 7], start=i + 1):
         core = piece.core
         folded = core.casefold()
         bare = re.split(r"['\u2019]", folded)[-1]  # "d'abonné": the cue after the elision
@@ -218,7 +218,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
                 and skipped < 2
                 and not core[:1].isupper()
                 and not re.search(r"[._/:]", core)
-                and _digit_follows(pieces, piece, 2 - skipped)
+                and _digit_follows(pieces, at, 2 - skipped)
             ):
                 skipped += 1
                 continue
@@ -253,16 +253,15 @@ def _is_number_cue(word: str) -> bool:
     )
 
 
-def _digit_follows(pieces: list[Piece], piece: Piece, within: int) -> bool:
-    """True when one of the ``within`` pieces after ``piece`` holds a digit, in its sentence.
+def _digit_follows(pieces: list[Piece], at: int, within: int) -> bool:
+    """True when one of the ``within`` pieces after ``pieces[at]`` holds a digit, in its sentence.
 
     Copulas do not count ("αριθμός διαβατηρίου μου είναι AK…").
     """
-    at = pieces.index(piece)
-    if piece.raw.endswith((".", "!", "?", ";", ")")):
+    if pieces[at].raw.endswith((".", "!", "?", ";", ")")):
         return False
-    later_pieces = [p for p in pieces[at + 1 :] if p.core.casefold() not in _COPULAS]
-    for later in later_pieces[:within]:
+    later_pieces = (p for p in pieces[at + 1 :] if p.core.casefold() not in _COPULAS)
+    for later in itertools.islice(later_pieces, within):
         if any(c.isdigit() for c in later.core):
             return True
         if later.raw.endswith((".", "!", "?", ";", ")")):
