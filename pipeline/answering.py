@@ -24,7 +24,6 @@ from pipeline.conflicts import (
 from pipeline.corroboration import corroborating, cross_check
 from pipeline.deps import Deps
 from pipeline.documents import Document
-from pipeline.extractive import extraction_schema, numbered_sources, picked_claims
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
@@ -74,27 +73,18 @@ def relevant_documents(state: CragState) -> list[Document]:
     return sources
 
 
-def sources_shown(state: CragState, extractive: bool = False) -> list[Document]:
+def sources_shown(state: CragState) -> list[Document]:
     """The sources the generator is shown, numbered from 1 in this order.
 
     The best :data:`~pipeline.schemas.MAX_SOURCES` relevant chunks, each refined to the
-    sentences that bear on the question and the current query (CRAG §4.4); ``extractive``:
-    rendered with those sentences numbered ``[S n]`` (:mod:`pipeline.extractive`).
+    sentences that bear on the question and the current query (CRAG §4.4).
     """
-    best = relevant_documents(state)[:MAX_SOURCES]
-    if extractive:
-        return numbered_sources(best, _terms(state))[0]
-    return [refined(state, d) for d in best]
+    return [refined(state, d) for d in relevant_documents(state)[:MAX_SOURCES]]
 
 
 def refined(state: CragState, doc: Document) -> Document:
     """``doc`` cut to the sentences that bear on the question and the current query."""
-    return refine(doc, _terms(state))
-
-
-def _terms(state: CragState) -> set[str]:
-    """The content terms of the question and the current query, which refinement keeps."""
-    return content_terms(f"{asked(state)} {state.get('query', '')}")
+    return refine(doc, content_terms(f"{asked(state)} {state.get('query', '')}"))
 
 
 @traced_node("generate")
@@ -119,8 +109,6 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
             return update | settled  # abstain on it, or both sides stated, without a model call
         state = {**state, **settled}  # type: ignore[typeddict-item]
         update |= settled
-    if state["route"] != "direct" and deps.limits.generation == "extractive":
-        return update | _extract(state, deps)
     sources = [] if state["route"] == "direct" else sources_shown(state)
     messages = prompts.generator_messages(asked(state), sources, state.get("feedback", ""))
     meter = Meter.of(deps)
@@ -160,44 +148,6 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
     generation = {"answer": "", "claims": claims, "sources": ids}
     # The feedback was spent on this attempt's prompt; verification writes the next one.
     return update | {
-        "generation": generation | {"answer": published_answer(generation)},
-        "feedback": "",
-    }
-
-
-def _extract(state: CragState, deps: Deps) -> Update:
-    """The extractive generator: pick numbered sentences of the sources; they are the claims.
-
-    Same outcomes as the written answer: no sentence picked is "the sources do not
-    answer" (``generation`` ``None``), an unusable reply is fed back for the next attempt.
-    """
-    best = relevant_documents(state)[:MAX_SOURCES]
-    shown, sentences = numbered_sources(best, _terms(state))
-    ids = [d["id"] for d in shown]
-    messages = prompts.extractor_messages(asked(state), shown, state.get("feedback", ""))
-    meter = Meter.of(deps)
-    try:
-        reply = meter.ask(
-            "generator", deps.models.generator, extraction_schema(len(sentences)), messages
-        )
-        claims = picked_claims(reply.sentences, sentences)
-    except ValueError as exc:  # BadReply, or a number no sentence has
-        return {
-            "calls": meter.calls,
-            "generation": {"answer": "", "claims": [], "sources": ids},
-            "feedback": f"the reply was not valid JSON for the schema ({exc})",
-        }
-    except ModelUnavailable as exc:
-        return {"calls": meter.calls, "model_error": str(exc)}
-    if not claims:
-        return {
-            "calls": meter.calls,
-            "generation": None,
-            "feedback": "the generator found no sentence of the graded sources that answers",
-        }
-    generation: Generation = {"answer": "", "claims": claims, "sources": ids}
-    return {
-        "calls": meter.calls,
         "generation": generation | {"answer": published_answer(generation)},
         "feedback": "",
     }
@@ -256,8 +206,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     # so when every source is cited its prompt starts with the generator's whole prompt and
     # the model server reads only the claims.
     numbered = {sid: n for n, sid in enumerate(generation["sources"], start=1)}
-    extractive = deps.limits.generation == "extractive"
-    shown = {d["id"]: d for d in sources_shown(state, extractive)}
+    shown = {d["id"]: d for d in sources_shown(state)}
     claims = [
         (c["text"], sorted(numbered[sid] for sid in c["source_ids"] if sid in numbered))
         for c in generation["claims"]

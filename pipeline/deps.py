@@ -152,9 +152,6 @@ class Limits:
             (README, *Answer quality*).
         cross_check_k: Chunks fetched by the cross-check search for the fact the kept
             sources state (:mod:`pipeline.corroboration`); 0 turns it off.
-        generation: ``"abstractive"``: the generator writes each claim; ``"extractive"``:
-            it picks the sources' own numbered sentences and those are the claims
-            (:mod:`pipeline.extractive`).
     """
 
     max_rewrites: int = 2
@@ -170,7 +167,6 @@ class Limits:
     context_window_tokens: int = 8192
     multi_hop: bool = False
     cross_check_k: int = 8
-    generation: Literal["abstractive", "extractive"] = "abstractive"
 
 
 @dataclass(frozen=True)

@@ -52,12 +52,6 @@ GENERATOR = (
     "no claims."
 )
 
-EXTRACTOR = (
-    "Task: answer the question by quoting the sources. Give the number n of the [Sn] "
-    "sentence that states the answer; give two numbers only when the question asks two "
-    "things. If no sentence states the answer, give none."
-)
-
 DIRECT = "Task: this is a greeting or small talk. Reply briefly and politely. Do not state facts."
 
 VERIFIER = (
@@ -83,7 +77,6 @@ ROLE_TASKS: dict[str, str] = {
     "grader": GRADER,
     "rewriter": REWRITER,
     "generator": GENERATOR,
-    "extractor": EXTRACTOR,
     "direct": DIRECT,
     "verifier": VERIFIER,
     "condenser": CONDENSER,
@@ -161,19 +154,6 @@ def generator_messages(
     body = sources_block(list(enumerate(sources, start=1)), question)
     retry = f"\n\nYour previous answer was rejected: {feedback}" if feedback else ""
     return _prompt(f"{body}{retry}", GENERATOR)
-
-
-def extractor_messages(
-    question: str, numbered: Sequence[Document], feedback: str = ""
-) -> list[BaseMessage]:
-    """Prompt for picking the sentences that answer, from sentence-numbered sources.
-
-    ``numbered`` are the sources as :func:`pipeline.extractive.numbered_sources` renders
-    them (each sentence ``[S n]``), shown as sources 1, 2, … in order.
-    """
-    body = sources_block(list(enumerate(numbered, start=1)), question)
-    retry = f"\n\nYour previous answer was rejected: {feedback}" if feedback else ""
-    return _prompt(f"{body}{retry}", EXTRACTOR)
 
 
 def verifier_messages(

@@ -155,23 +155,15 @@ def refine(doc: Document, question_terms: set[str]) -> Document:
     Returns:
         A copy of ``doc`` with the refined ``text`` (same id, so citations still hold).
     """
-    kept = refined_strips(doc, question_terms)
-    return {**doc, "text": _render(kept)} if kept else doc
-
-
-def refined_strips(doc: Document, question_terms: set[str]) -> list[Strip]:
-    """The sentences of ``doc`` that :func:`refine` keeps, in order, each with its label.
-
-    Empty when ``doc`` has no sentences or ``question_terms`` is empty (then :func:`refine`
-    returns the chunk whole).
-    """
     parts = strips(doc["text"])
     if not parts or not question_terms:
-        return []
+        return doc
     overlaps = [_overlap(s, question_terms) for s in parts]
     need = min(MIN_OVERLAP, len(question_terms))
     kept = [s for s, n in zip(parts, overlaps, strict=True) if n >= need]
-    return kept or [parts[overlaps.index(max(overlaps))]]
+    if not kept:
+        kept = [parts[overlaps.index(max(overlaps))]]
+    return {**doc, "text": _render(kept)}
 
 
 def excerpt(doc: Document, question_terms: set[str], max_chars: int = GRADER_CHARS) -> Document:

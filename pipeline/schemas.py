@@ -73,19 +73,6 @@ class GeneratedAnswer(_Strict):
     )
 
 
-class ExtractedAnswer(_Strict):
-    """The generator's reply in extractive mode: the numbers of the sentences that answer.
-
-    :func:`pipeline.extractive.extraction_schema` narrows ``sentences`` to the numbers
-    shown; none when no sentence answers the question (an abstention).
-    """
-
-    sentences: list[Annotated[int, Field(ge=1)]] = Field(
-        max_length=2,
-        description="Numbers of the sentences that state the answer; empty when no sentence does.",
-    )
-
-
 LATIN_SCRIPT = r"^[\u0020-\u024F\u2000-\u206F\u2190-\u22FF]{0,200}$"
 """Latin letters with accents, digits, punctuation, arrows and maths signs, at most 200
 characters (as a grammar a ``pattern`` replaces ``maxLength`` in llama.cpp, so the bound is

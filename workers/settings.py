@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -117,11 +116,6 @@ class Settings(BaseSettings):
         le=50,
         description="Chunks the cross-check search fetches when the kept sources state a "
         "value the question asks for, to find a source that disagrees (0: off).",
-    )
-    generation: Literal["abstractive", "extractive"] = Field(
-        "abstractive",
-        description="abstractive: the generator writes each claim; extractive: it picks the "
-        "sources' own numbered sentences, which become the claims verbatim.",
     )
 
     # Fleet
