@@ -24,6 +24,7 @@ from pipeline.conflicts import (
 from pipeline.corroboration import corroborating, cross_check
 from pipeline.deps import Deps
 from pipeline.documents import Document
+from pipeline.evidence import claim_evidence
 from pipeline.grounding import (
     citation_problems,
     cited_numbers,
@@ -202,22 +203,21 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         }
     if lone := _lone_fact(state, deps, generation, by_id):
         return update | {"grounded": False, "resolves": False, "uncorroborated": lone}
-    # The verifier sees the cited sources as the generator saw them (refined, same numbers),
-    # so when every source is cited its prompt starts with the generator's whole prompt and
-    # the model server reads only the claims.
+    # The verifier sees, for each claim, the passage of each source it cites that the claim
+    # rests on (pipeline.evidence), numbered as the generator saw that source.
     numbered = {sid: n for n, sid in enumerate(generation["sources"], start=1)}
-    shown = {d["id"]: d for d in sources_shown(state)}
     claims = [
-        (c["text"], sorted(numbered[sid] for sid in c["source_ids"] if sid in numbered))
+        (
+            c["text"],
+            [
+                (numbered[sid], claim_evidence(c["text"], by_id[sid]))
+                for sid in sorted(c["source_ids"], key=lambda s: numbered.get(s, 0))
+                if sid in numbered and sid in by_id
+            ],
+        )
         for c in generation["claims"]
     ]
-    cited = sorted({n for _, ns in claims for n in ns})
-    evidence = [
-        (n, shown.get(sid) or refined(state, by_id[sid]))
-        for n in cited
-        for sid in [generation["sources"][n - 1]]
-    ]
-    messages = prompts.verifier_messages(asked(state), evidence, claims)
+    messages = prompts.verifier_messages(asked(state), claims)
     try:
         verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)
     except BadReply as exc:

@@ -3,10 +3,10 @@
 Prompt tokens are the cost on a CPU model (~19-70 tokens/s to read, ~10 to write), so
 every prompt is one shared system message (:data:`SYSTEM`), then the role's evidence, then
 the question, then the role's task last. A llama.cpp server keeps each slot's processed
-prefix: graders of one question share ``SYSTEM`` + question, and the verifier shares the
-generator's ``SYSTEM`` + sources + question whenever the answer cites every source, so
-only the new tail is read again. Each role is recognised by its task text (the constants
-below), which is also what the scripted test models key on.
+prefix: graders of one question share ``SYSTEM`` + question, so only each chunk's excerpt
+is read again. The verifier reads only the passage of each cited source that a claim rests
+on (:mod:`pipeline.evidence`), a few dozen tokens a claim. Each role is recognised by its
+task text (the constants below), which is also what the scripted test models key on.
 
 Retrieved text is data, never instructions: sources sit inside ``<source>`` delimiters
 that a chunk cannot close, with instruction-like phrases neutralised first, and
@@ -55,9 +55,9 @@ GENERATOR = (
 DIRECT = "Task: this is a greeting or small talk. Reply briefly and politely. Do not state facts."
 
 VERIFIER = (
-    "Task: check the claims below. For each claim decide whether the sources it cites "
-    "state it (supported true) or not (false). Then decide whether the claims together "
-    "answer the question."
+    "Task: check the claims above. For each claim decide whether the source text shown "
+    "under it states what the claim says (supported true) or not (false). Then decide "
+    "whether the claims together answer the question."
 )
 
 CONDENSER = (
@@ -158,22 +158,23 @@ def generator_messages(
 
 def verifier_messages(
     question: str,
-    sources: Sequence[tuple[int, Document]],
-    claims: Sequence[tuple[str, Sequence[int]]],
+    claims: Sequence[tuple[str, Sequence[tuple[int, Document]]]],
 ) -> list[BaseMessage]:
-    """Prompt for checking each claim against the sources it cites.
+    """Prompt for checking each claim against the evidence it rests on.
 
     Args:
         question: The question the answer was generated for.
-        sources: ``(number, document)`` of every source some claim cites, ascending, with
-            the numbers (and text) the generator saw; uncited sources are left out.
-        claims: ``(claim text, cited source numbers)`` per claim, in order.
+        claims: Per claim, in order: its text and, for each source it cites, ``(number,
+            document)`` with the number the generator saw and, as text, the passage of that
+            source the claim rests on (:func:`pipeline.evidence.claim_evidence`).
     """
-    lines = "\n".join(
-        f"Claim {i}: {text} (cites {', '.join(f'[{n}]' for n in cited)})"
-        for i, (text, cited) in enumerate(claims, start=1)
-    )
-    return _prompt(sources_block(sources, question), f"{VERIFIER}\n{lines}")
+    blocks = []
+    for i, (text, evidence) in enumerate(claims, start=1):
+        cites = ", ".join(f"[{n}]" for n, _ in evidence)
+        shown = "\n".join(format_source(n, d) for n, d in evidence)
+        blocks.append(f"Claim {i}: {text} (cites {cites})\n{shown}")
+    body = "\n\n".join(blocks)
+    return _prompt(f"{body}\n\nQuestion: {question}", VERIFIER)
 
 
 def direct_check_messages(question: str, reply: str) -> list[BaseMessage]:
