@@ -217,6 +217,13 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         )
         for c in generation["claims"]
     ]
+    if bare := [i for i, (_, evidence) in enumerate(claims, start=1) if not evidence]:
+        # Unreachable while citation_problems holds; never leave it to the model alone.
+        return update | {
+            "grounded": False,
+            "resolves": False,
+            "feedback": "; ".join(f"claim {i} cites no source it was shown" for i in bare),
+        }
     messages = prompts.verifier_messages(asked(state), claims)
     try:
         verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)

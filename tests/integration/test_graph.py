@@ -214,6 +214,61 @@ class TestVerification:
         second = [u for r, u in model.calls if r == "generator"][1]
         assert "unsupported claims: The rotor shaft fastener needs 12 newton metres." in second
 
+    def test_the_verifier_reads_only_the_passage_each_claim_rests_on(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        state = run_turn(deps_for(model), TORQUE_Q)
+
+        assert state["outcome"]["status"] == "answered"
+        generator_prompt = next(u for r, u in model.calls if r == "generator")
+        verifier_prompt = next(u for r, u in model.calls if r == "verifier")
+        # The chunk as the generator saw it held the re-check advice too; the verifier sees
+        # the claim with the one sentence it rests on (pipeline/evidence.py).
+        assert "re-check the fastener" in generator_prompt
+        claim, passage = verifier_prompt.split("\n", 1)
+        assert claim == "Claim 1: The rotor shaft fastener needs 12 newton metres. (cites [1])"
+        assert passage.startswith('<source n="1" title="Rotor shaft maintenance">\n')
+        assert "tightened to a torque of 12 newton metres." in passage
+        assert "re-check the fastener" not in verifier_prompt
+
+    def test_a_claim_with_no_passage_shown_fails_without_the_verifier(self, deps_for: Any) -> None:
+        # A state no generator writes (a forked checkpoint can): the claim cites a graded
+        # chunk that is not among the sources of the generation.
+        from langgraph.runtime import Runtime
+
+        from pipeline.answering import relevant_documents, verify
+
+        model = ScriptedChatModel(
+            script={
+                "router": [route("vectorstore")],
+                "grader": grade_by_keyword("newton metres"),
+                "generator": [TORQUE_ANSWER],
+                "verifier": [verdict(True)],
+            }
+        )
+        deps = deps_for(model)
+        state = run_turn(deps, TORQUE_Q)
+        [kept] = [d["id"] for d in relevant_documents(state)][:1]
+        forked = {
+            **state,
+            "generation": {
+                "answer": "The rotor shaft fastener needs 12 newton metres [1].",
+                "claims": [{"text": "12 newton metres.", "source_ids": [kept]}],
+                "sources": ["some-other-chunk"],
+            },
+        }
+        update = verify(forked, Runtime(context=deps))
+
+        assert update["grounded"] is False
+        assert update["feedback"] == "claim 1 cites no source it was shown"
+        assert model.roles_called().count("verifier") == 1  # only the turn's own call
+
     def test_fabricated_citation_fails_in_code_without_verifier(self, deps_for: Any) -> None:
         model = ScriptedChatModel(
             script={
