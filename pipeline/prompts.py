@@ -56,8 +56,8 @@ DIRECT = "Task: this is a greeting or small talk. Reply briefly and politely. Do
 
 VERIFIER = (
     "Task: check the claims above. For each claim decide whether the source text shown "
-    "under it states what the claim says (supported true) or not (false). Then decide "
-    "whether the claims together answer the question."
+    "under it says what the claim says, in the same or other words (supported true), or "
+    "not (false). Then decide whether the claims together answer the question."
 )
 
 CONDENSER = (
