@@ -34,10 +34,10 @@ def evidence_window(claim: str, text: str) -> str:
     A passage is one sentence, or two (a fact and the sentence that qualifies it), of one
     entry (the sentences under one label line, :func:`pipeline.refine.strips`), at most
     :data:`REACH` sentences apart, shown after their label. Ranked by: every number of the
-    claim is among the passage's numbers and every setting, function or option it names is among the
-    passage's names (whole names: ``work_mem`` is not ``maintenance_work_mem``); then the
-    share of the claim's content terms in the sentences, a term-line label counting as one
-    term when it shares any (a Markdown heading's words do not count: every sentence
+    claim is among the passage's numbers and every setting, function or option it names
+    among the passage's names (whole names: ``work_mem`` is not ``maintenance_work_mem``);
+    then the share of the claim's content terms in the sentences, a term-line label
+    counting as one term when it shares any (a Markdown heading's words do not count: every sentence
     under "## Backups" would otherwise be about backups); then shorter. Ties go to the
     earlier passage.
 

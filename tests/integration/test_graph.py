@@ -12,13 +12,22 @@ import httpx
 import openai
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph.runtime import Runtime
 
 from pipeline.accounting import calls_by_kind
+from pipeline.answering import relevant_documents, verify
 from pipeline.deps import Limits
 from pipeline.standing import spent
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.web_provider import web_result
-from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+from tests.integration.graph_helpers import (
+    answer,
+    make_deps,
+    route,
+    run_turn,
+    torque_model,
+    verdict,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -215,14 +224,7 @@ class TestVerification:
         assert "unsupported claims: The rotor shaft fastener needs 12 newton metres." in second
 
     def test_the_verifier_reads_only_the_passage_each_claim_rests_on(self, deps_for: Any) -> None:
-        model = ScriptedChatModel(
-            script={
-                "router": [route("vectorstore")],
-                "grader": grade_by_keyword("newton metres"),
-                "generator": [TORQUE_ANSWER],
-                "verifier": [verdict(True)],
-            }
-        )
+        model = torque_model()
         state = run_turn(deps_for(model), TORQUE_Q)
 
         assert state["outcome"]["status"] == "answered"
@@ -240,18 +242,7 @@ class TestVerification:
     def test_a_claim_with_no_passage_shown_fails_without_the_verifier(self, deps_for: Any) -> None:
         # A state no generator writes (a forked checkpoint can): the claim cites a graded
         # chunk that is not among the sources of the generation.
-        from langgraph.runtime import Runtime
-
-        from pipeline.answering import relevant_documents, verify
-
-        model = ScriptedChatModel(
-            script={
-                "router": [route("vectorstore")],
-                "grader": grade_by_keyword("newton metres"),
-                "generator": [TORQUE_ANSWER],
-                "verifier": [verdict(True)],
-            }
-        )
+        model = torque_model()
         deps = deps_for(model)
         state = run_turn(deps, TORQUE_Q)
         [kept] = [d["id"] for d in relevant_documents(state)][:1]
