@@ -138,12 +138,12 @@ class TenantRetriever:
             raise ValueError(f"k must be >= 1, got {k}")
         parts = question_parts(query) if self._split else [query]
         if self._embeddings is None and len(parts) == 1:
-            return [self._document(hit) for hit in self._bm25(query, k)]
+            return [self.document(hit) for hit in self._bm25(query, k)]
         depth = k if self._embeddings is None else max(k, HYBRID_DEPTH)
         rankings = [ranking for part in parts for ranking in self._rankings(part, depth)]
         hits = {hit["_id"]: hit for ranking in rankings for hit in ranking}
         fused = reciprocal_rank_fusion([[hit["_id"] for hit in r] for r in rankings])
-        return [self._document({**hits[doc_id], "_score": score}) for doc_id, score in fused[:k]]
+        return [self.document({**hits[doc_id], "_score": score}) for doc_id, score in fused[:k]]
 
     def _rankings(self, query: str, depth: int) -> list[list[dict[str, Any]]]:
         """The BM25 ranking of ``query`` and, in hybrid mode, its kNN ranking, ``depth`` deep."""
@@ -196,7 +196,15 @@ class TenantRetriever:
             raise self._error(what, exc) from exc
         return list(response["hits"]["hits"])
 
-    def _document(self, hit: dict[str, Any]) -> Document:
+    def document(self, hit: dict[str, Any]) -> Document:
+        """One raw Elasticsearch hit of this tenant's index as a :class:`Document`.
+
+        Args:
+            hit: A hit with ``_source`` (``text`` and ``metadata``) and ``_score``.
+
+        Raises:
+            RetrievalError: A field is missing or malformed, or the hit names another tenant.
+        """
         try:
             source = hit["_source"]
             meta = source[METADATA_FIELD]

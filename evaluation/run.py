@@ -1,8 +1,9 @@
 """Running an evaluation: select the items, prepare the tenants, run the arms, summarise.
 
 :func:`select_items` loads and filters the labelled questions; :func:`run_eval` runs them
-through the arms chosen, one item at a time (both arms of an item before the next, so both
-arms meet the same service conditions over a long run), with a progress bar, and returns the
+through the arms chosen, one item at a time (every arm of an item before the next, so the
+arms meet the same service conditions over a long run; the gold-context arm,
+:mod:`evaluation.gold`, skips unanswerable kinds), with a progress bar, and returns the
 :class:`~evaluation.report.EvalReport`. ``crag eval`` (:mod:`workers.cli.evaluate`) is the
 command line over both.
 """
@@ -22,14 +23,15 @@ from evaluation.dataset import CORPUS_ROOTS, EvalItem, dataset_paths, load_items
 from evaluation.report import EvalReport, RunSettings, build_report
 from evaluation.scoring import Arm, ItemResult, RetrievalResult, is_answerable, retrieval_result
 from evaluation.scoring import score_item as judge_item
-from pipeline.deps import Retriever
 from workers.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
     from rich.console import Console
 
-ARMS: tuple[Arm, ...] = ("graph", "naive")
+    from corpus import TenantRetriever
+
+ARMS: tuple[Arm, ...] = ("graph", "naive", "gold")
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root: the worker's working directory and where the git commit is read."""
 
@@ -98,7 +100,7 @@ class RunOptions:
     """How to run the arms.
 
     Attributes:
-        arms: Which arms (``graph``, ``naive``).
+        arms: Which arms (``graph``, ``naive``, ``gold``: :mod:`evaluation.gold`).
         retrieval_only: Only hit@k: no worker, no model.
         reingest: Ingest the corpora again even if their indexes look current.
         timeout_s: Each graph job's deadline, seconds.
@@ -110,7 +112,7 @@ class RunOptions:
         worker_log: Where the worker's output goes.
     """
 
-    arms: tuple[Arm, ...] = ARMS
+    arms: tuple[Arm, ...] = ("graph", "naive")
     retrieval_only: bool = False
     reingest: bool = False
     timeout_s: float = 900.0
@@ -258,7 +260,7 @@ def _run_arms(
     options: RunOptions,
     arms: Sequence[Arm],
     tenants: Mapping[str, str],
-    retrievers: Mapping[str, Retriever],
+    retrievers: Mapping[str, TenantRetriever],
     console: Console,
 ) -> list[ItemResult]:
     from contextlib import ExitStack
@@ -291,11 +293,17 @@ def _run_arms(
             runners["naive"] = lambda i: judge_item(
                 i, "naive", run_naive(i.question, retrievers[i.corpus], model, k)
             )
-        progress = stack.enter_context(EvalProgress(console, len(items) * len(runners)))
-        for item in items:
-            for arm, run in runners.items():
-                progress.start(item.id, arm)
-                result = run(item)
-                results.append(result)
-                progress.done(result)
+        if "gold" in arms:
+            from corpus import make_es_client
+            from evaluation.gold import GoldArm
+
+            gold = GoldArm(settings, make_es_client(settings.elasticsearch_url), retrievers)
+            runners["gold"] = lambda i: judge_item(i, "gold", gold.run(i))
+        plan = [(i, a) for i in items for a in runners if a != "gold" or is_answerable(i.kind)]
+        progress = stack.enter_context(EvalProgress(console, len(plan)))
+        for item, arm in plan:
+            progress.start(item.id, arm)
+            result = runners[arm](item)
+            results.append(result)
+            progress.done(result)
     return results

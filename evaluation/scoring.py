@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from evaluation.dataset import EvalItem
 
-Arm = Literal["graph", "naive"]
+Arm = Literal["graph", "naive", "gold"]
 Status = Literal["answered", "abstained", "failed"]
 
 ANSWERABLE_KINDS: tuple[str, ...] = ("answerable", "multi_hop", "paraphrase")

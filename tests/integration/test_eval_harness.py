@@ -260,6 +260,26 @@ def test_retrieval_only_runs_no_model(run: dict[str, Any]) -> None:
     assert "| **overall** | 2 | 2/2 (100%) | 2/2 (100%) | 1.00 |" in result.stdout
 
 
+def test_the_gold_arm_runs_the_graph_on_the_labelled_chunks_of_answerable_items(
+    run: dict[str, Any],
+) -> None:
+    before = len(run["llm"].model.calls)
+    out = run["dir"] / "gold.json"
+    result = crag_eval(run, out, "--arms", "gold")
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["settings"]["arms"] == ["gold"]
+    gold = {r["item_id"]: r for r in report["results"]}
+    assert set(gold) == {"pg-901", "pg-902"}  # no gold chunk for the unanswerable kinds
+    assert gold["pg-901"]["correct"] and gold["pg-901"]["arm"] == "gold"
+    assert gold["pg-902"]["status"] == "abstained"  # the same generator finds no answer
+    for r in gold.values():  # the labelled chunk is retrieved first and graded
+        assert r["graded"][0]["labelled_relevant"] and r["graded"][0]["round"] == 0
+        assert r["model_calls"] >= 2 and r["prompt_tokens"] > 0
+    asked = [u for _, u in run["llm"].model.calls[before:]]
+    assert any(TORQUE_Q in u for u in asked) and not any(ZORBLAX_Q in u for u in asked)
+
+
 def test_hybrid_retrieval_gets_its_own_embedded_tenant(
     run: dict[str, Any], es: Any, settings: Settings
 ) -> None:

@@ -49,7 +49,13 @@ def evaluate(
         list[Path] | None,
         typer.Option(help="Evaluate this JSONL file instead of the shipped set; repeatable."),
     ] = None,
-    arms: Annotated[str, typer.Option(help="Arms to run: graph, naive.")] = "graph,naive",
+    arms: Annotated[
+        str,
+        typer.Option(
+            help="Arms to run: graph, naive, gold (the graph with the labelled answer chunks "
+            "retrieved: where answers are lost)."
+        ),
+    ] = "graph,naive",
     retrieval_only: Annotated[
         bool, typer.Option("--retrieval-only", help="Only hit@k: no worker, no model calls.")
     ] = False,
