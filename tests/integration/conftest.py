@@ -6,13 +6,17 @@ it: skipping would let a broken environment pass as green.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
 
-from corpus import make_es_client
-from workers.settings import get_settings
+from corpus import index_name, ingest_paths, make_es_client
+from corpus.ingest import IngestReport
+from workers.settings import Settings, get_settings
 
 
 @pytest.fixture(scope="session")
@@ -46,3 +50,18 @@ def es() -> Iterator[Elasticsearch]:
         )
     yield client
     client.close()
+
+
+@contextmanager
+def indexed_tenant(
+    es: Elasticsearch, settings: Settings, root: Path, docs: Mapping[str, str], stem: str
+) -> Iterator[tuple[str, IngestReport]]:
+    """A new tenant ``<stem>-<hex>`` with ``docs`` (file name → text) written under ``root``
+    and ingested; its index is deleted afterwards. Yields the tenant and the ingest report."""
+    for name, text in docs.items():
+        (root / name).write_text(text)
+    tenant = f"{stem}-{uuid.uuid4().hex[:8]}"
+    try:
+        yield tenant, ingest_paths(es, tenant, [root], index_prefix=settings.index_prefix)
+    finally:
+        es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)

@@ -8,15 +8,14 @@ the part-by-part search gives each part its best page.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from corpus import TenantRetriever, index_name, ingest_paths
+from corpus import TenantRetriever
 from corpus.compound import question_parts
+from tests.integration.conftest import indexed_tenant
 from workers.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -41,14 +40,10 @@ QUESTION = (
 
 @pytest.fixture(scope="module")
 def tenant(es: Any, settings: Settings, tmp_path_factory: Any) -> Iterator[str]:
-    root: Path = tmp_path_factory.mktemp("compound-corpus")
-    for name, text in DOCS.items():
-        (root / name).write_text(text)
-    tenant = f"t-cq-{uuid.uuid4().hex[:8]}"
-    report = ingest_paths(es, tenant, [root], index_prefix=settings.index_prefix)
-    assert report.ok and report.chunks == len(DOCS)
-    yield tenant
-    es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+    root = tmp_path_factory.mktemp("compound-corpus")
+    with indexed_tenant(es, settings, root, DOCS, "t-cq") as (tenant, report):
+        assert report.ok and report.chunks == len(DOCS)
+        yield tenant
 
 
 def _pages(retriever: TenantRetriever, query: str, k: int) -> list[str]:

@@ -7,16 +7,15 @@ keyword groups; a third holds one. Another page answers a multi-hop item's secon
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from corpus import TenantRetriever, index_name, ingest_paths
+from corpus import TenantRetriever
 from evaluation.dataset import EvalItem
 from evaluation.gold import GoldRetriever, gold_chunks
+from tests.integration.conftest import indexed_tenant
 from workers.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -57,14 +56,10 @@ def item(**fields: Any) -> EvalItem:
 
 @pytest.fixture(scope="module")
 def retriever(es: Any, settings: Settings, tmp_path_factory: Any) -> Iterator[TenantRetriever]:
-    root: Path = tmp_path_factory.mktemp("gold-corpus")
-    for name, text in DOCS.items():
-        (root / name).write_text(text)
-    tenant = f"t-gold-{uuid.uuid4().hex[:8]}"
-    report = ingest_paths(es, tenant, [root], index_prefix=settings.index_prefix)
-    assert report.ok and report.chunks > len(DOCS)  # the first page is several chunks
-    yield TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
-    es.indices.delete(index=index_name(tenant, settings.index_prefix), ignore_unavailable=True)
+    root = tmp_path_factory.mktemp("gold-corpus")
+    with indexed_tenant(es, settings, root, DOCS, "t-gold") as (tenant, report):
+        assert report.ok and report.chunks > len(DOCS)  # the first page is several chunks
+        yield TenantRetriever(es, tenant, index_prefix=settings.index_prefix)
 
 
 def test_the_gold_chunk_holds_the_most_keyword_groups_not_the_best_bm25_score(
