@@ -148,7 +148,7 @@ def recited(
                     sid
                     for sid in generation["sources"]
                     if sid in by_id
-                    and claim_support_problem(claim["text"], by_id[sid]["text"], min_support)
+                    and claim_support_problem(claim["text"], source_text(by_id[sid]), min_support)
                     is None
                 ),
                 None,
@@ -164,8 +164,28 @@ def recited(
 
 
 def cited_text(source_ids: Sequence[Sequence[str]], by_id: Mapping[str, Document]) -> str:
-    """The text of the graded chunks named in ``source_ids`` (one id list per claim), joined."""
-    return " ".join(by_id[s]["text"] for ids in source_ids for s in ids if s in by_id)
+    """The :func:`source_text` of each graded chunk named in ``source_ids``, joined.
+
+    ``source_ids`` holds one id list per claim.
+    """
+    return " ".join(source_text(by_id[s]) for ids in source_ids for s in ids if s in by_id)
+
+
+_SECTION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*\.?(?![\w])")
+
+
+def source_text(doc: Document) -> str:
+    """A source as the lexical checks read it: its title, then its text.
+
+    The generator and the verifier see each source's title
+    (:func:`pipeline.prompts.format_source`), and a chunk rarely repeats its page's name:
+    the entry of ``pg_basebackup``'s page that says the stream method "will require two
+    replication connections" never writes ``pg_basebackup``, so a claim naming it was
+    refused as naming something its source lacks. Numbers in the title (section numbers
+    such as ``19.4.``) are left out: they are no figure a claim may state.
+    """
+    title = _SECTION_NUMBER.sub(" ", str(doc.get("title") or "")).strip()
+    return f"{title}\n{doc['text']}" if title else doc["text"]
 
 
 def resolution_problem(

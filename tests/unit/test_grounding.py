@@ -120,6 +120,24 @@ class TestSupportProblems:
             "claim 1 names pg_stat_io, absent from its sources"
         ]
 
+    def test_the_sources_title_counts_for_names_and_words_but_not_for_numbers(self) -> None:
+        source = {
+            "a": {
+                "title": "19.4. pg_basebackup",
+                "text": "The stream method will require two replication connections not just one.",
+            }
+        }
+        named = gen("", ("pg_basebackup will require two replication connections.", ["a"]))
+        assert support_problems(named, source, 0.6) == []
+        untitled = {"a": {**source["a"], "title": ""}}
+        assert support_problems(named, untitled, 0.6) == [
+            "claim 1 names pg_basebackup, absent from its sources"
+        ]
+        section = gen("", ("pg_basebackup needs 19.4 replication connections.", ["a"]))
+        assert support_problems(section, source, 0.3) == [
+            "claim 1 states 19.4, absent from its sources"
+        ]
+
     def test_names_the_source_writes_in_another_case_or_form_pass(self) -> None:
         source = {"a": {"text": "http.postBuffer (integer): ... Use pg_promote() or --jobs=N."}}
         g = gen("", ("Set HTTP.POSTBUFFER, call pg_promote or pass --jobs.", ["a"]))
