@@ -188,7 +188,13 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         generation = fixed
         update["generation"] = fixed
     per_claim = claim_problems(generation, by_id, min_support)
-    unsupported = [f"claim {i} {p}" for i, p in enumerate(per_claim, start=1) if p]
+    # The claim's words too: the operator reading the outcome, and the generator asked
+    # again, see which statement failed, not only its number.
+    unsupported = [
+        f"claim {i} {p}: {_quoted(c['text'])}"
+        for i, (c, p) in enumerate(zip(generation["claims"], per_claim, strict=True), start=1)
+        if p
+    ]
     # What the sources lacked is what the next retrieval looks for (rewrite_query).
     lacking = [c["text"] for c, p in zip(generation["claims"], per_claim, strict=True) if p]
     wrong_value = claim_value_problem(asked(state), generation["claims"], list(by_id.values()))
@@ -477,3 +483,13 @@ def settle_conflict(state: CragState, deps: Deps) -> Update:
         "generation": None,
         "feedback": record["detail"],
     }
+
+
+QUOTED_CHARS = 120
+"""Longest claim text quoted in a refusal's reason (longer ones are cut with "…")."""
+
+
+def _quoted(text: str) -> str:
+    """``text`` in double quotes, cut to :data:`QUOTED_CHARS`."""
+    cut = text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1].rstrip() + "…"
+    return f'"{cut}"'

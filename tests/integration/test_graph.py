@@ -940,7 +940,9 @@ class TestSearchingForWhatTheAnswerLacked:
 
         assert state["trace"][-5:] == ["generate", "verify", "generate", "verify", "abstain"]
         assert state["outcome"]["reason"] == "ungrounded"
-        assert "claim 2 states 4471, absent from its sources" in state["outcome"]["detail"]
+        detail = state["outcome"]["detail"]
+        assert 'claim 2 states 4471, absent from its sources: "Spindle bolts are' in detail
+        assert "claim 1" not in detail  # the supported claim is not named
         assert "verifier" not in model.roles_called()
 
     def test_a_claim_citing_the_wrong_source_is_re_cited_to_the_one_that_states_it(
