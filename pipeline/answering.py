@@ -158,10 +158,10 @@ def generate(state: CragState, runtime: Runtime[Deps]) -> Update:
 def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Check the answer: citations and lexical support in code first (free), then one call.
 
-    With the multi-hop steps on (``Limits.multi_hop``), a claim that fails its own citations
-    but holds against another shown source is re-cited to it first
-    (:func:`~pipeline.grounding.recited`). Claims that still fail the
-    checks in code are recorded in ``lacking`` for the next search (``rewrite_query``).
+    A claim that fails its own citations but holds against another shown source is re-cited
+    to it first (:func:`~pipeline.grounding.recited`; ``Limits.recite_claims``). Claims that
+    still fail the checks in code are recorded in ``lacking`` for the next search
+    (``rewrite_query``).
     The verifier judges each claim against only the chunks it cites, and whether the
     answer resolves the question; in code, the cited sources must mention what the question
     names, and a quantity question needs a claim that states one
@@ -183,7 +183,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         return update | _check_direct(state, deps, meter, generation["answer"])
     by_id = {d["id"]: d for d in relevant_documents(state)}
     min_support = deps.limits.min_lexical_support
-    fixed = recited(generation, by_id, min_support) if deps.limits.multi_hop else generation
+    fixed = recited(generation, by_id, min_support) if deps.limits.recite_claims else generation
     if fixed is not generation:
         generation = fixed
         update["generation"] = fixed

@@ -143,13 +143,14 @@ class Limits:
             the thread's history is trimmed to fit a share of it.
         min_lexical_support: Least share of a claim's content words that its cited chunks
             must contain (checked in code before the verifier model).
-        multi_hop: Three steps for questions whose facts sit on several pages: a compound
+        multi_hop: Two steps for questions whose facts sit on several pages: a compound
             question searched part by part (:mod:`corpus.compound`; the retriever is given
-            the same setting), a claim citing the wrong shown source re-cited
-            (:func:`pipeline.grounding.recited`), and a claim its sources lack searched for
-            before the answer is written again (ITER-RETGEN). Off by default: on the
-            held-out questions they answered 2 multi-hop questions more, both wrongly
-            (README, *Answer quality*).
+            the same setting), and a claim its sources lack searched for before the answer
+            is written again (ITER-RETGEN). Off by default: on the held-out questions they
+            answered 2 multi-hop questions more, both wrongly (README, *Answer quality*).
+        recite_claims: A claim that fails the checks in code against the source it cites,
+            but passes them against another kept source, cites that source instead
+            (:func:`pipeline.grounding.recited`) before the verifier judges it.
         cross_check_k: Chunks fetched by the cross-check search for the fact the kept
             sources state (:mod:`pipeline.corroboration`); 0 turns it off.
     """
@@ -166,6 +167,7 @@ class Limits:
     min_lexical_support: float = 0.6
     context_window_tokens: int = 8192
     multi_hop: bool = False
+    recite_claims: bool = True
     cross_check_k: int = 8
 
 

@@ -106,9 +106,13 @@ class Settings(BaseSettings):
     )
     multi_hop: bool = Field(
         False,
-        description="Multi-hop steps: compound questions searched part by part, claims "
-        "re-cited to the shown source that states them, and a claim its sources lack "
-        "searched for before the answer is written again (ITER-RETGEN).",
+        description="Multi-hop steps: compound questions searched part by part, and a "
+        "claim its sources lack searched for before the answer is written again (ITER-RETGEN).",
+    )
+    recite_claims: bool = Field(
+        True,
+        description="A claim that fails its own citation but holds against another kept "
+        "source cites that source instead (the verifier still judges it).",
     )
     cross_check_k: int = Field(
         8,

@@ -855,9 +855,9 @@ class TestModelFallbacks:
 
 
 class TestSearchingForWhatTheAnswerLacked:
-    """The multi-hop steps (``Limits.multi_hop``): a claim its sources lack sends the
-    question and that claim to the index (ITER-RETGEN); a claim citing the wrong source is
-    re-cited."""
+    """A claim its sources lack sends the question and that claim to the index (ITER-RETGEN,
+    ``Limits.multi_hop``); a claim citing the wrong source is re-cited
+    (``Limits.recite_claims``, on by default)."""
 
     BOLT_Q = (
         "What torque does the rotor shaft fastener need, and which part number do spindle "
@@ -945,22 +945,22 @@ class TestSearchingForWhatTheAnswerLacked:
         assert "claim 1" not in detail  # the supported claim is not named
         assert "verifier" not in model.roles_called()
 
+    MISCITED = answer(
+        ("The rotor shaft fastener needs 12 newton metres.", [2]),
+        ("Spindle bolts are ordered by part number QM-4471.", [2]),
+    )
+
     def test_a_claim_citing_the_wrong_source_is_re_cited_to_the_one_that_states_it(
         self, deps_for: Any
     ) -> None:
         model = ScriptedChatModel(
             script={
                 "grader": grade_by_keyword("newton metres", "QM-4471"),
-                "generator": [
-                    answer(
-                        ("The rotor shaft fastener needs 12 newton metres.", [2]),
-                        ("Spindle bolts are ordered by part number QM-4471.", [2]),
-                    )
-                ],
+                "generator": [self.MISCITED],
                 "verifier": [verdict(True, True)],
             }
         )
-        state = run_turn(deps_for(model, limits=Limits(multi_hop=True)), self.BOLT_Q)
+        state = run_turn(deps_for(model, limits=Limits()), self.BOLT_Q)
 
         assert state["trace"][-3:] == ["generate", "verify", "finalize"]
         generation = state["generation"]
@@ -971,3 +971,18 @@ class TestSearchingForWhatTheAnswerLacked:
         # The verifier judged each claim against the source it now cites.
         verifier_prompt = next(u for r, u in model.calls if r == "verifier")
         assert f"12 newton metres. (cites [{cited[0]}])" in verifier_prompt
+
+    def test_with_re_citing_off_the_miscited_claim_is_refused(self, deps_for: Any) -> None:
+        model = ScriptedChatModel(
+            script={
+                "grader": grade_by_keyword("newton metres", "QM-4471"),
+                "generator": [self.MISCITED, self.MISCITED],
+            }
+        )
+        limits = Limits(recite_claims=False, max_rewrites=0)
+        state = run_turn(deps_for(model, limits=limits), self.BOLT_Q)
+
+        assert state["outcome"]["reason"] == "ungrounded"
+        detail = state["outcome"]["detail"]
+        assert 'claim 1 states 12, absent from its sources: "The rotor' in detail
+        assert "verifier" not in model.roles_called()
