@@ -7,18 +7,14 @@ from typing import Any
 import pytest
 
 from pipeline.conflicts import SourceTrust, both_sides_answer, find_conflict, resolve, statements
+from pipeline.documents import Document
+from tests.documents import make_doc
 
 
-def doc(i: str, text: str, locator: str | None = None, source_type: str = "index") -> Any:
-    return {
-        "id": i,
-        "text": text,
-        "source_type": source_type,
-        "locator": locator or f"/docs/{i}.md",
-        "title": i,
-        "updated_at": "2026-01-01T00:00:00Z",
-        "tenant_id": "t",
-    }
+def doc(i: str, text: str, locator: str | None = None, source_type: str = "index") -> Document:
+    return make_doc(
+        text, id=i, source_type=source_type, locator=locator or f"/docs/{i}.md", title=i
+    )
 
 
 MANUAL = doc(

@@ -7,10 +7,12 @@ from typing import Any
 import pytest
 
 from pipeline.corroboration import cross_check_query
+from pipeline.documents import Document
+from tests.documents import make_doc
 
 
-def doc(text: str) -> Any:
-    return {"id": "d", "text": text, "source_type": "index", "locator": "/d.md", "title": "d"}
+def doc(text: str) -> Document:
+    return make_doc(text, id="d", locator="/d.md", title="d")
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,9 @@ import pytest
 from langgraph.types import Send
 
 from pipeline import edges, standing
+from pipeline.documents import Document
 from pipeline.state import RESET, append_or_reset
+from tests.documents import make_doc
 
 
 def state(**over: Any) -> dict[str, Any]:
@@ -35,16 +37,8 @@ def state(**over: Any) -> dict[str, Any]:
     return base | over
 
 
-def doc(i: int) -> dict[str, Any]:
-    return {
-        "id": f"d{i}",
-        "text": "t",
-        "source_type": "index",
-        "locator": "x",
-        "title": "x",
-        "updated_at": "2026-01-01T00:00:00Z",
-        "tenant_id": "t",
-    }
+def doc(i: int) -> Document:
+    return make_doc("t", id=f"d{i}", title="x")
 
 
 def grade(relevant: bool, score: float | None = None) -> dict[str, Any]:

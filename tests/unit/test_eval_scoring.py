@@ -30,6 +30,7 @@ from evaluation.summary import OVERALL, percentile, summarise, summarise_retriev
 from evaluation.targets import judge_targets
 from pipeline.deps import RetrievalError
 from pipeline.documents import Document
+from tests.documents import make_doc
 from tests.fakes.chat import ScriptedChatModel
 
 ROOT = "/usr/share/doc/postgresql-doc-15/html/"
@@ -306,15 +307,7 @@ class TestTargets:
 
 
 def doc(n: int, locator: str, text: str = "text") -> Document:
-    return Document(
-        id=f"d{n}",
-        text=text,
-        source_type="index",
-        locator=locator,
-        title=f"Page {n}",
-        updated_at="2026-01-01T00:00:00Z",
-        tenant_id="t",
-    )
+    return make_doc(text, id=f"d{n}", locator=locator, title=f"Page {n}")
 
 
 class StubRetriever:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pipeline import prompts
+from pipeline.documents import Document
 from pipeline.evidence import FALLBACK_CHARS, claim_evidence, evidence_window
+from tests.documents import make_doc
 
 CHERRY_PICK = (
     "# git-cherry-pick\n\n"
@@ -29,16 +29,8 @@ WAL = (
 )
 
 
-def doc(text: str) -> Any:
-    return {
-        "id": "c1",
-        "text": text,
-        "source_type": "index",
-        "locator": "x.html",
-        "title": "t",
-        "updated_at": "",
-        "tenant_id": "t",
-    }
+def doc(text: str) -> Document:
+    return make_doc(text, locator="x.html")
 
 
 def test_a_claim_gets_the_passage_under_its_own_entry_with_the_label() -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pipeline.lexical import content_terms
 from pipeline.refine import excerpt, refine
+from tests.documents import make_doc
 
 CHUNK = (
     "# Rotor shaft maintenance\n\nThe rotor shaft fastener must be tightened to a torque of "
@@ -14,27 +13,19 @@ CHUNK = (
 )
 
 
-def doc(text: str) -> Any:
-    return {
-        "id": "c1",
-        "text": text,
-        "source_type": "index",
-        "locator": "x",
-        "title": "t",
-        "updated_at": "",
-        "tenant_id": "t",
-    }
-
-
 def test_off_topic_sentences_are_dropped() -> None:
-    refined = refine(doc(CHUNK), content_terms("What torque does the rotor shaft fastener need?"))
+    refined = refine(
+        make_doc(CHUNK), content_terms("What torque does the rotor shaft fastener need?")
+    )
     assert "12 newton metres" in refined["text"] and "torque wrench" in refined["text"]
     assert "Lubricate" not in refined["text"]
     assert refined["id"] == "c1"
 
 
 def test_a_kept_chunk_is_never_emptied() -> None:
-    refined = refine(doc("Nothing here matches. Still nothing."), content_terms("rotor torque"))
+    refined = refine(
+        make_doc("Nothing here matches. Still nothing."), content_terms("rotor torque")
+    )
     assert refined["text"] == "Nothing here matches."
 
 
@@ -47,7 +38,9 @@ SETTINGS = (
 
 
 def test_a_kept_sentence_keeps_the_label_it_falls_under() -> None:
-    refined = refine(doc(SETTINGS), content_terms("What is the default value of max_connections?"))
+    refined = refine(
+        make_doc(SETTINGS), content_terms("What is the default value of max_connections?")
+    )
     text = refined["text"]
     assert "The default value is three connections." in text
     # Without its label the sentence reads as the default of max_connections.
@@ -57,18 +50,18 @@ def test_a_kept_sentence_keeps_the_label_it_falls_under() -> None:
 
 class TestExcerpt:
     def test_a_chunk_that_fits_is_shown_whole(self) -> None:
-        assert excerpt(doc(CHUNK), content_terms("torque"), max_chars=1000)["text"] == CHUNK
+        assert excerpt(make_doc(CHUNK), content_terms("torque"), max_chars=1000)["text"] == CHUNK
 
     def test_the_best_sentences_fit_the_budget_in_their_order_under_their_labels(self) -> None:
         terms = content_terms("How many connections are reserved for superusers by default?")
-        shown = excerpt(doc(SETTINGS), terms, max_chars=170)["text"]
+        shown = excerpt(make_doc(SETTINGS), terms, max_chars=170)["text"]
         assert len(shown) <= 170
         assert shown.startswith("superuser_reserved_connections (integer):")
         assert "reserved for superusers" in shown and "5432" not in shown
         assert shown.index("reserved for superusers") < shown.index("three connections")
 
     def test_a_sentence_longer_than_the_budget_is_cut_at_a_word(self) -> None:
-        shown = excerpt(doc("word " * 100 + "end."), content_terms("word"), max_chars=50)
+        shown = excerpt(make_doc("word " * 100 + "end."), content_terms("word"), max_chars=50)
         assert len(shown["text"]) <= 52 and shown["text"].endswith(" …")
 
 
@@ -83,7 +76,7 @@ WAL = (
 
 
 def test_a_sentence_under_the_questions_own_term_line_needs_one_term_of_its_own() -> None:
-    text = refine(doc(WAL), content_terms("What is the default max_wal_size?"))["text"]
+    text = refine(make_doc(WAL), content_terms("What is the default max_wal_size?"))["text"]
     assert "The default is 1 GB." in text
     assert text.index("max_wal_size (integer):") < text.index("1 GB")
     # Another setting's default shares "default" alone: its label does not match.
@@ -102,12 +95,12 @@ WRAPPED = (
 
 def test_a_hard_wrapped_line_is_prose_and_a_heading_naming_a_setting_is_its_term_line() -> None:
     """Found by a new user: the generator was shown only the other setting's default."""
-    refined = refine(doc(WRAPPED), content_terms("What is the default of quokka_log_level?"))
+    refined = refine(make_doc(WRAPPED), content_terms("What is the default of quokka_log_level?"))
     assert refined["text"] == (
         "quokka_log_level:\nThe `quokka_log_level` setting chooses how much the daemon logs. "
         "The default is `info`."
     )
-    pool = refine(doc(WRAPPED), content_terms("What is the default quokka_pool_size?"))
+    pool = refine(make_doc(WRAPPED), content_terms("What is the default quokka_pool_size?"))
     assert "The default is 20." in pool["text"] and "info" not in pool["text"]
     assert "daemon keeps open." in pool["text"]  # the wrapped sentence is whole again
 

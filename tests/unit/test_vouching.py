@@ -7,20 +7,15 @@ from typing import Any
 import pytest
 
 from pipeline.conflicts import SourceTrust, quantities
+from pipeline.documents import Document
 from pipeline.vouching import facts, recallable, unvouched
+from tests.documents import make_doc
 
 TRUST = SourceTrust.parse(["*/manual/*=3", "*/wiki/*=1"])
 
 
-def doc(locator: str, text: str) -> Any:
-    return {
-        "id": locator,
-        "text": text,
-        "title": locator,
-        "locator": f"/docs/{locator}",
-        "source_type": "index",
-        "score": 1.0,
-    }
+def doc(locator: str, text: str) -> Document:
+    return make_doc(text, id=locator, title=locator, locator=f"/docs/{locator}", score=1.0)
 
 
 def claim(text: str) -> Any:
