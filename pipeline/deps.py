@@ -150,7 +150,9 @@ class Limits:
             answered 2 multi-hop questions more, both wrongly (README, *Answer quality*).
         recite_claims: A claim that fails the checks in code against the source it cites,
             but passes them against another kept source, cites that source instead
-            (:func:`pipeline.grounding.recited`) before the verifier judges it.
+            (:func:`pipeline.grounding.recited`) before the verifier judges it. Off by
+            default: on dev it answered no more questions correctly and shipped one more
+            wrong answer (README, *Answer quality*).
         cross_check_k: Chunks fetched by the cross-check search for the fact the kept
             sources state (:mod:`pipeline.corroboration`); 0 turns it off.
     """
@@ -167,7 +169,7 @@ class Limits:
     min_lexical_support: float = 0.6
     context_window_tokens: int = 8192
     multi_hop: bool = False
-    recite_claims: bool = True
+    recite_claims: bool = False
     cross_check_k: int = 8
 
 

@@ -110,7 +110,7 @@ class Settings(BaseSettings):
         "claim its sources lack searched for before the answer is written again (ITER-RETGEN).",
     )
     recite_claims: bool = Field(
-        True,
+        False,
         description="A claim that fails its own citation but holds against another kept "
         "source cites that source instead (the verifier still judges it).",
     )

@@ -857,7 +857,7 @@ class TestModelFallbacks:
 class TestSearchingForWhatTheAnswerLacked:
     """A claim its sources lack sends the question and that claim to the index (ITER-RETGEN,
     ``Limits.multi_hop``); a claim citing the wrong source is re-cited
-    (``Limits.recite_claims``, on by default)."""
+    (``Limits.recite_claims``, off by default)."""
 
     BOLT_Q = (
         "What torque does the rotor shaft fastener need, and which part number do spindle "
@@ -960,7 +960,7 @@ class TestSearchingForWhatTheAnswerLacked:
                 "verifier": [verdict(True, True)],
             }
         )
-        state = run_turn(deps_for(model, limits=Limits()), self.BOLT_Q)
+        state = run_turn(deps_for(model, limits=Limits(recite_claims=True)), self.BOLT_Q)
 
         assert state["trace"][-3:] == ["generate", "verify", "finalize"]
         generation = state["generation"]
