@@ -36,6 +36,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A TCP port on 127.0.0.1, held bound but not listening for the ``with`` block.
+
+    Connections to it are refused, and no server started in the block (a webhook receiver,
+    a stand-in on port 0) can be given it, as it can be a port from :func:`free_port`: a
+    worker's calls to a "down" model once reached the test's own webhook receiver that way.
+    """
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
+
+
 def wait_until(check: object, what: str, timeout_s: float = 30) -> None:
     """Poll ``check()`` until it is truthy; fail the test after ``timeout_s`` seconds."""
     deadline = time.monotonic() + timeout_s

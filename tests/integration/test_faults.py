@@ -41,7 +41,7 @@ from tests.integration.harness import (
     ROOT,
     ScratchPostgres,
     ScratchRedis,
-    free_port,
+    refused_port,
     wait_until,
     worker_fleet,
 )
@@ -189,11 +189,12 @@ def test_elasticsearch_down_abstains_with_the_reason_and_no_crash_loop(
 ) -> None:
     keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
-    env = fleet_env(llm, elasticsearch_url=f"http://127.0.0.1:{free_port()}")
-    with worker_fleet(env, tmp_path) as [proc], WebhookReceiver(secret) as sink:
-        job = submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
-        [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
-        assert proc.poll() is None  # the worker is still serving
+    with refused_port() as es_port:
+        env = fleet_env(llm, elasticsearch_url=f"http://127.0.0.1:{es_port}")
+        with worker_fleet(env, tmp_path) as [proc], WebhookReceiver(secret) as sink:
+            job = submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+            [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+            assert proc.poll() is None  # the worker is still serving
     assert body["status"] == "abstained"
     assert body["reason"] == "retrieval_unavailable", body
     assert "count on index" in body["detail"]  # the error itself, for the operator
@@ -212,18 +213,18 @@ def test_primary_model_down_fallback_serves_or_all_down_apologises_in_time(
 ) -> None:
     keys = tenant_keys(corpus_tenant, allow_hosts=["127.0.0.1"])
     secret = keys.webhook_secret
-    nowhere = f"http://127.0.0.1:{free_port()}/v1"
-    fallback = llm.base_url if fallback_up else f"http://127.0.0.1:{free_port()}/v1"
-    env = fleet_env(
-        llm,
-        llm_base_url=nowhere,
-        llm_fallbacks=json.dumps([{"base_url": fallback, "model": "scripted"}]),
-        llm_timeout_s="2",
-        job_deadline_s="30",
-    )
-    with worker_fleet(env, tmp_path), WebhookReceiver(secret) as sink:
-        job = submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
-        [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
+    with refused_port() as primary, refused_port() as second:
+        fallback = llm.base_url if fallback_up else f"http://127.0.0.1:{second}/v1"
+        env = fleet_env(
+            llm,
+            llm_base_url=f"http://127.0.0.1:{primary}/v1",
+            llm_fallbacks=json.dumps([{"base_url": fallback, "model": "scripted"}]),
+            llm_timeout_s="2",
+            job_deadline_s="30",
+        )
+        with worker_fleet(env, tmp_path), WebhookReceiver(secret) as sink:
+            job = submit(env, keys, sink, f"th-{uuid.uuid4().hex[:8]}", TORQUE_Q)
+            [body] = deliveries_once(sink, [job.job_id], timeout_s=60)
     failed_models = {f["error"].split(":")[0] for f in body["model_failures"]}
     assert failed_models, body  # every hop is recorded with its error class
     if fallback_up:
