@@ -30,10 +30,9 @@ PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port on 127.0.0.1 that nothing listens on right now (released on return)."""
+    with refused_port() as port:
+        return port
 
 
 @contextmanager
