@@ -153,6 +153,9 @@ class Limits:
             (:func:`pipeline.grounding.recited`) before the verifier judges it. Off by
             default: on dev it answered no more questions correctly and shipped one more
             wrong answer (README, *Answer quality*).
+        hypothetical_rewrite: The first rewrite of a turn asks the rewriter model for a
+            passage that would answer the question and searches for the question and that
+            passage together (HyDE, Gao et al. 2022); later rewrites write a new query.
         cross_check_k: Chunks fetched by the cross-check search for the fact the kept
             sources state (:mod:`pipeline.corroboration`); 0 turns it off.
     """
@@ -170,6 +173,7 @@ class Limits:
     context_window_tokens: int = 8192
     multi_hop: bool = False
     recite_claims: bool = False
+    hypothetical_rewrite: bool = False
     cross_check_k: int = 8
 
 

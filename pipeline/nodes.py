@@ -28,7 +28,13 @@ from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.refine import excerpt
 from pipeline.rules import is_small_talk, ruled_route
-from pipeline.schemas import GradeVerdict, RewrittenQuery, RouteDecision, StandaloneQuestion
+from pipeline.schemas import (
+    GradeVerdict,
+    HypotheticalPassage,
+    RewrittenQuery,
+    RouteDecision,
+    StandaloneQuestion,
+)
 from pipeline.screening import screened
 from pipeline.standing import kept_for_web_round, lacking_query
 from pipeline.state import RESET, CragState, Route, Update, asked, turn_reset
@@ -161,10 +167,14 @@ def route_question(state: CragState, runtime: Runtime[Deps]) -> Update:
 def retrieve(state: CragState, runtime: Runtime[Deps]) -> Update:
     """Fetch ``retrieve_k`` chunks for ``query`` from the tenant's index, none of them ``kept``.
 
-    A failure is recorded (``retrieval_error``), not raised.
+    After a hypothetical rewrite the search text is ``query`` followed by the ``hypothesis``
+    passage, and that whole text is what ``queries_tried`` records. A failure is recorded
+    (``retrieval_error``), not raised.
     """
     deps = runtime.context
     query = state["query"]
+    if hypothesis := state.get("hypothesis"):
+        query = f"{query} {hypothesis}"
     update: Update = {
         "round": state["round"] + 1,
         "round_source": "index",
@@ -237,24 +247,34 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     the draft's value is wrong); the sources the answer cited are ``kept`` for the next
     round. Otherwise the rewriter is asked for a different query, given every query tried
     and why the results failed (with the multi-hop steps on, its round starts afresh:
-    nothing ``kept``).
+    nothing ``kept``). With ``Limits.hypothetical_rewrite`` the first rewrite of a turn is
+    instead the question searched beside a passage the model guesses as its answer (HyDE,
+    :func:`_hypothetical_search`).
     """
     deps = runtime.context
     if (query := lacking_query(state)) is not None:
         return _search_for_lacking(state, query)
-    reasons = [g["reason"] for g in state.get("graded", []) if not g["relevant"]]
-    if state.get("grounded") and not state.get("resolves"):
-        reasons.insert(0, "the answer from these sources did not resolve the question")
-    messages = prompts.rewriter_messages(asked(state), state["queries_tried"], reasons)
     meter = Meter.of(deps)
     update: Update = {
         "rewrites": state["rewrites"] + 1,
         "generation": None,
         "grounded": None,
         "resolves": None,
+        "hypothesis": None,
     }
     if state["budget"].get("multi_hop", False):
         update["kept"] = []  # after a search for what was lacking, a rewrite starts afresh
+    if deps.limits.hypothetical_rewrite and state["rewrites"] == 0:
+        try:
+            return update | _hypothetical_search(asked(state), deps, meter)
+        except BadReply as exc:
+            log.warning("hypothetical passage unusable, asking for a query instead: %s", exc)
+        except ModelUnavailable as exc:
+            return update | {"model_error": str(exc), "calls": meter.calls}
+    reasons = [g["reason"] for g in state.get("graded", []) if not g["relevant"]]
+    if state.get("grounded") and not state.get("resolves"):
+        reasons.insert(0, "the answer from these sources did not resolve the question")
+    messages = prompts.rewriter_messages(asked(state), state["queries_tried"], reasons)
     try:
         query = meter.ask("rewriter", deps.models.rewriter, RewrittenQuery, messages).query.strip()
     except BadReply as exc:
@@ -272,6 +292,29 @@ def rewrite_query(state: CragState, runtime: Runtime[Deps]) -> Update:
     }
 
 
+def _hypothetical_search(question: str, deps: Deps, meter: Meter) -> Update:
+    """Search next for ``question`` beside a passage the rewriter model writes as its answer.
+
+    HyDE (Gao et al. 2022, "Precise Zero-Shot Dense Retrieval without Relevance Labels"):
+    the guessed passage carries the vocabulary of an answer (the setting, command or
+    function names a manual would use), which a paraphrased question lacks, and its wrong
+    facts cost nothing because only retrieval reads it. ``query`` stays the question, so
+    the web, the graders and the generator never see the guess.
+
+    Raises:
+        BadReply: The model's passage was unusable (the caller asks for a query instead).
+        ModelUnavailable: The model and its fallbacks were unreachable.
+    """
+    messages = prompts.hypothesis_messages(question)
+    reply = meter.ask("hypothesis", deps.models.rewriter, HypotheticalPassage, messages)
+    return {
+        "query": question,
+        "hypothesis": reply.passage.strip(),
+        "duplicate_query": False,  # the passage makes it a search not tried yet
+        "calls": meter.calls,
+    }
+
+
 def _search_for_lacking(state: CragState, query: str) -> Update:
     """Search ``query`` next, keeping the sources the failed answer cited (in their order)."""
     generation = state["generation"]
@@ -285,6 +328,7 @@ def _search_for_lacking(state: CragState, query: str) -> Update:
         "lacking": [],
         "kept": [d for d in relevant_documents(state) if d["id"] in cited],
         "query": query,
+        "hypothesis": None,
         "duplicate_query": False,  # lacking_query returns only a search not tried yet
     }
 

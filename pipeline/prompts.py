@@ -45,6 +45,12 @@ REWRITER = (
     "focus on the main part of a compound question."
 )
 
+HYPOTHESIS = (
+    "Task: write the two sentences a technical manual would contain that answer the "
+    "question, with the exact names of the settings, commands, options or functions "
+    "involved."
+)
+
 GENERATOR = (
     "Task: answer the question using only the sources above. Write each statement as a "
     "claim with the numbers of the sources that state it. Copy names, numbers and units "
@@ -76,6 +82,7 @@ ROLE_TASKS: dict[str, str] = {
     "router": ROUTER,
     "grader": GRADER,
     "rewriter": REWRITER,
+    "hypothesis": HYPOTHESIS,
     "generator": GENERATOR,
     "direct": DIRECT,
     "verifier": VERIFIER,
@@ -134,6 +141,11 @@ def rewriter_messages(
         f"Why the results did not help:\n{reason_lines}"
     )
     return _prompt(body, REWRITER)
+
+
+def hypothesis_messages(question: str) -> list[BaseMessage]:
+    """Prompt for a hypothetical answer passage, searched beside the question (HyDE)."""
+    return _prompt(f"Question: {question}", HYPOTHESIS)
 
 
 def sources_block(sources: Sequence[tuple[int, Document]], question: str) -> str:

@@ -49,6 +49,19 @@ class RewrittenQuery(_Strict):
     )
 
 
+class HypotheticalPassage(_Strict):
+    """A guessed answer passage, searched for beside the question and never shown.
+
+    HyDE (Gao et al. 2022, "Precise Zero-Shot Dense Retrieval without Relevance Labels"):
+    a passage written as the answer would be shares the answer's vocabulary (setting and
+    function names) even when its facts are wrong, which a question alone may not.
+    """
+
+    passage: str = Field(
+        min_length=2, max_length=300, description="Two sentences a manual would contain."
+    )
+
+
 class ClaimOut(_Strict):
     """One statement of the answer and the numbers of the sources that support it."""
 

@@ -99,6 +99,10 @@ class CragState(TypedDict, total=False):
     """The retrieval query; the rewriter changes it."""
     queries_tried: list[str]
     """Every query used for retrieval this turn, in order."""
+    hypothesis: NotRequired[str | None]
+    """A guessed answer passage the next index round searches for beside ``query`` (the
+    first rewrite, HyDE: :class:`pipeline.schemas.HypotheticalPassage`); never shown to a
+    model that answers or checks, and never sent to the web. ``None`` otherwise."""
     route: Route
     """The router's decision after hard rules were applied."""
     route_reason: str
@@ -199,6 +203,7 @@ def turn_reset() -> dict[str, Any]:
     return {
         "standalone": None,
         "queries_tried": [],
+        "hypothesis": None,
         "documents": [],
         "kept": [],
         "round": -1,

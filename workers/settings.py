@@ -114,6 +114,11 @@ class Settings(BaseSettings):
         description="A claim that fails its own citation but holds against another kept "
         "source cites that source instead (the verifier still judges it).",
     )
+    hypothetical_rewrite: bool = Field(
+        False,
+        description="The first rewrite searches for the question beside a passage the model "
+        "writes as its answer would read (HyDE); later rewrites write a new query.",
+    )
     cross_check_k: int = Field(
         8,
         ge=0,

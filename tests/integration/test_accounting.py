@@ -118,8 +118,14 @@ class TestJudgeFailurePolicy:
         assert state["outcome"]["status"] == "answered"
 
 
-def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: Any) -> None:
-    """Every loop at its bound and every judge retried: exactly the formula's count."""
+@pytest.mark.parametrize("hypothetical", [False, True], ids=["rewriter", "hypothetical"])
+def test_worst_case_call_count_matches_the_formula(
+    deps_for: Any, web_provider: Any, hypothetical: bool
+) -> None:
+    """Every loop at its bound and every judge retried: exactly the formula's count.
+
+    With the hypothetical rewrite on, its passage is unusable, so the rewriter is asked too.
+    """
     k, rewrites, w, generations = 2, 2, 2, 2
     web_provider.set_results(
         [
@@ -149,6 +155,7 @@ def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: 
             "generator": [answer(("The rotor fastener takes 12 newton metres.", [1]))]
             * generations,
             "verifier": [NOT_JSON] * (2 * generations),
+            "hypothesis": [NOT_JSON],
         }
     )
     limits = Limits(
@@ -157,6 +164,7 @@ def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: 
         web_results=w,
         max_generations=generations,
         max_model_calls=100,
+        hypothetical_rewrite=hypothetical,
     )
     state = run_turn(
         deps_for(model, web_url=web_provider.url, limits=limits),
@@ -165,22 +173,28 @@ def test_worst_case_call_count_matches_the_formula(deps_for: Any, web_provider: 
 
     assert state["outcome"]["reason"] == "ungrounded"
     assert len(state["documents"]) == w  # the web round
-    assert spent(state) == worst_case_calls(k, rewrites, w, generations) == 25
+    worst = worst_case_calls(k, rewrites, w, generations, hypothetical_rewrite=hypothetical)
+    assert spent(state) == worst == 25 + hypothetical
     assert calls_by_kind(state["calls"]) == {
         "router": 1,
         "grader": 16,
         "rewriter": 2,
         "generator": 2,
         "verifier": 4,
-    }
+    } | ({"hypothesis": 1} if hypothetical else {})
 
 
 def test_default_budget_covers_the_worst_case() -> None:
     limits = Limits()
-    worst = worst_case_calls(
-        limits.retrieve_k, limits.max_rewrites, limits.web_results, limits.max_generations
-    )
-    assert worst <= limits.max_model_calls
+    for hypothetical in (False, True):
+        worst = worst_case_calls(
+            limits.retrieve_k,
+            limits.max_rewrites,
+            limits.web_results,
+            limits.max_generations,
+            hypothetical_rewrite=hypothetical,
+        )
+        assert worst <= limits.max_model_calls
 
 
 def test_a_thread_out_of_calls_abstains_without_calling(deps_for: Any) -> None:
