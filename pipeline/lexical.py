@@ -79,9 +79,28 @@ _NUMBER_WORDS = re.compile(
 )
 
 
+_NAMING_HEAD = re.compile(
+    r"\b(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|should|would|will)\b)\w",
+    re.IGNORECASE,
+)
+""""Which meta-command", "what option": a clause that asks for a named thing."""
+_CLAUSE_BREAK = re.compile(r"[,;:?(]|\band\b|\bor\b", re.IGNORECASE)
+
+
 def asks_for_quantity(question: str) -> bool:
-    """True for a question whose answer is a quantity ("how many", "how long", "what port")."""
-    return bool(_QUANTITY_QUESTION.search(question))
+    """True for a question whose answer is a quantity ("how many", "how long", "what port").
+
+    A cue inside a clause that already asks for a named thing does not count: "Which psql
+    meta-command turns on displaying how long each statement takes?" asks for a command,
+    and "how long" only describes it. A cue after a clause break (a comma, "and", "or")
+    asks on its own: "Which format must be used, and how many jobs run by default?".
+    """
+    for cue in _QUANTITY_QUESTION.finditer(question):
+        before = question[: cue.start()]
+        clause = _CLAUSE_BREAK.split(before)[-1]
+        if not _NAMING_HEAD.search(clause):
+            return True
+    return False
 
 
 def states_quantity(text: str) -> bool:

@@ -172,6 +172,14 @@ class TestResolution:
             ("What port does the server listen on?", True),
             ("Which setting terminates idle sessions?", False),
             ("What does VACUUM do?", False),
+            # A cue describing the named thing a clause asks for is no quantity question ...
+            ("Which psql meta-command turns on displaying how long each statement takes?", False),
+            ("What option limits how many rows COPY reads?", False),
+            # ... but one that opens its own clause, or follows "what is", asks for one.
+            ("Which format is needed, and how many jobs run by default?", True),
+            ("By default, how many connections are reserved?", True),
+            ("What is the limit on how many columns a table can have?", True),
+            ("Which setting is it; how much memory may it use?", True),
         ],
     )
     def test_quantity_questions_are_recognised(self, question: str, quantity: bool) -> None:
