@@ -62,7 +62,7 @@ def citation_problems(
 
 
 def support_problems(
-    generation: Generation, by_id: Mapping[str, Document], min_support: float
+    generation: Generation, by_id: Mapping[str, Document], min_support: float, question: str = ""
 ) -> list[str]:
     """Lexical grounding: each claim's numbers, names and most of its words must be in its sources.
 
@@ -78,28 +78,31 @@ def support_problems(
         generation: A generation that passed :func:`citation_problems`.
         by_id: The graded-relevant chunks by id.
         min_support: Least share of a claim's content terms found in its cited chunks.
+        question: The question answered; its own terms do not count in the share
+            (:func:`~pipeline.lexical.support_ratio`).
 
     Returns:
         Human-readable problems naming the failing claims.
     """
-    return [
-        f"claim {i} {problem}"
-        for i, problem in enumerate(claim_problems(generation, by_id, min_support), start=1)
-        if problem
-    ]
+    problems = claim_problems(generation, by_id, min_support, question)
+    return [f"claim {i} {problem}" for i, problem in enumerate(problems, start=1) if problem]
 
 
 def claim_problems(
-    generation: Generation, by_id: Mapping[str, Document], min_support: float
+    generation: Generation, by_id: Mapping[str, Document], min_support: float, question: str = ""
 ) -> list[str | None]:
     """Per claim, in order, why its cited sources do not support it (``None``: they do)."""
     return [
-        claim_support_problem(c["text"], cited_text([c["source_ids"]], by_id), min_support)
+        claim_support_problem(
+            c["text"], cited_text([c["source_ids"]], by_id), min_support, question
+        )
         for c in generation["claims"]
     ]
 
 
-def claim_support_problem(text: str, evidence: str, min_support: float) -> str | None:
+def claim_support_problem(
+    text: str, evidence: str, min_support: float, question: str = ""
+) -> str | None:
     """Why ``evidence`` does not lexically support the claim ``text``, or ``None``.
 
     The checks of :func:`support_problems` for one claim, first failing one named:
@@ -117,13 +120,13 @@ def claim_support_problem(text: str, evidence: str, min_support: float) -> str |
         return f"names {', '.join(unnamed)}, absent from its sources"
     if foreign:
         return f"has words its sources do not: {' '.join(foreign)}"
-    if support_ratio(text, evidence) < min_support:
+    if support_ratio(text, evidence, question) < min_support:
         return "is mostly not in the sources it cites"
     return None
 
 
 def recited(
-    generation: Generation, by_id: Mapping[str, Document], min_support: float
+    generation: Generation, by_id: Mapping[str, Document], min_support: float, question: str = ""
 ) -> Generation:
     """``generation`` with each claim that fails its own citations re-cited where it holds.
 
@@ -142,13 +145,15 @@ def recited(
     claims = []
     for claim in generation["claims"]:
         evidence = cited_text([claim["source_ids"]], by_id)
-        if claim_support_problem(claim["text"], evidence, min_support) is not None:
+        if claim_support_problem(claim["text"], evidence, min_support, question) is not None:
             better = next(
                 (
                     sid
                     for sid in generation["sources"]
                     if sid in by_id
-                    and claim_support_problem(claim["text"], source_text(by_id[sid]), min_support)
+                    and claim_support_problem(
+                        claim["text"], source_text(by_id[sid]), min_support, question
+                    )
                     is None
                 ),
                 None,
