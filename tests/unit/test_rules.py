@@ -56,7 +56,9 @@ def test_support_ratio() -> None:
 
 def test_support_ratio_leaves_out_what_the_question_already_says() -> None:
     evidence = "If help.autoCorrect is a positive number, Git waits that many deciseconds."
-    question = "When help.autoCorrect is set to a positive number, in what unit is that delay given?"
+    question = (
+        "When help.autoCorrect is set to a positive number, in what unit is that delay given?"
+    )
     # Judged on "deciseconds" alone: "delay" and "given" are the question's words.
     assert support_ratio("The delay is given in deciseconds.", evidence) == pytest.approx(1 / 3)
     assert support_ratio("The delay is given in deciseconds.", evidence, question) == 1.0
