@@ -183,12 +183,11 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         return update | _check_direct(state, deps, meter, generation["answer"])
     by_id = {d["id"]: d for d in relevant_documents(state)}
     min_support = deps.limits.min_lexical_support
-    question = asked(state)
-    if deps.limits.recite_claims:
-        fixed = recited(generation, by_id, min_support, question)
-        if fixed is not generation:
-            generation = update["generation"] = fixed
-    per_claim = claim_problems(generation, by_id, min_support, question)
+    fixed = recited(generation, by_id, min_support) if deps.limits.recite_claims else generation
+    if fixed is not generation:
+        generation = fixed
+        update["generation"] = fixed
+    per_claim = claim_problems(generation, by_id, min_support)
     # The claim's words too: the operator reading the outcome, and the generator asked
     # again, see which statement failed, not only its number.
     unsupported = [
@@ -198,7 +197,7 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
     ]
     # What the sources lacked is what the next retrieval looks for (rewrite_query).
     lacking = [c["text"] for c, p in zip(generation["claims"], per_claim, strict=True) if p]
-    wrong_value = claim_value_problem(question, generation["claims"], list(by_id.values()))
+    wrong_value = claim_value_problem(asked(state), generation["claims"], list(by_id.values()))
     if wrong_value:
         unsupported = [*unsupported, wrong_value]
     if unsupported:

@@ -141,9 +141,8 @@ class Limits:
         web_results: Results requested from the web-search provider.
         context_window_tokens: The smallest context window in the model chain, tokens;
             the thread's history is trimmed to fit a share of it.
-        min_lexical_support: Least share of a claim's content words, those the question
-            did not already hold, that its cited chunks must contain (checked in code
-            before the verifier model; :func:`pipeline.lexical.support_ratio`).
+        min_lexical_support: Least share of a claim's content words that its cited chunks
+            must contain (checked in code before the verifier model).
         multi_hop: Two steps for questions whose facts sit on several pages: a compound
             question searched part by part (:mod:`corpus.compound`; the retriever is given
             the same setting), and a claim its sources lack searched for before the answer

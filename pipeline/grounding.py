@@ -62,7 +62,7 @@ def citation_problems(
 
 
 def support_problems(
-    generation: Generation, by_id: Mapping[str, Document], min_support: float, question: str = ""
+    generation: Generation, by_id: Mapping[str, Document], min_support: float
 ) -> list[str]:
     """Lexical grounding: each claim's numbers, names and most of its words must be in its sources.
 
@@ -78,31 +78,28 @@ def support_problems(
         generation: A generation that passed :func:`citation_problems`.
         by_id: The graded-relevant chunks by id.
         min_support: Least share of a claim's content terms found in its cited chunks.
-        question: The question answered; its own terms do not count in the share
-            (:func:`~pipeline.lexical.support_ratio`).
 
     Returns:
         Human-readable problems naming the failing claims.
     """
-    problems = claim_problems(generation, by_id, min_support, question)
-    return [f"claim {i} {problem}" for i, problem in enumerate(problems, start=1) if problem]
+    return [
+        f"claim {i} {problem}"
+        for i, problem in enumerate(claim_problems(generation, by_id, min_support), start=1)
+        if problem
+    ]
 
 
 def claim_problems(
-    generation: Generation, by_id: Mapping[str, Document], min_support: float, question: str = ""
+    generation: Generation, by_id: Mapping[str, Document], min_support: float
 ) -> list[str | None]:
     """Per claim, in order, why its cited sources do not support it (``None``: they do)."""
     return [
-        claim_support_problem(
-            c["text"], cited_text([c["source_ids"]], by_id), min_support, question
-        )
+        claim_support_problem(c["text"], cited_text([c["source_ids"]], by_id), min_support)
         for c in generation["claims"]
     ]
 
 
-def claim_support_problem(
-    text: str, evidence: str, min_support: float, question: str = ""
-) -> str | None:
+def claim_support_problem(text: str, evidence: str, min_support: float) -> str | None:
     """Why ``evidence`` does not lexically support the claim ``text``, or ``None``.
 
     The checks of :func:`support_problems` for one claim, first failing one named:
@@ -120,13 +117,13 @@ def claim_support_problem(
         return f"names {', '.join(unnamed)}, absent from its sources"
     if foreign:
         return f"has words its sources do not: {' '.join(foreign)}"
-    if support_ratio(text, evidence, question) < min_support:
+    if support_ratio(text, evidence) < min_support:
         return "is mostly not in the sources it cites"
     return None
 
 
 def recited(
-    generation: Generation, by_id: Mapping[str, Document], min_support: float, question: str = ""
+    generation: Generation, by_id: Mapping[str, Document], min_support: float
 ) -> Generation:
     """``generation`` with each claim that fails its own citations re-cited where it holds.
 
@@ -145,15 +142,13 @@ def recited(
     claims = []
     for claim in generation["claims"]:
         evidence = cited_text([claim["source_ids"]], by_id)
-        if claim_support_problem(claim["text"], evidence, min_support, question) is not None:
+        if claim_support_problem(claim["text"], evidence, min_support) is not None:
             better = next(
                 (
                     sid
                     for sid in generation["sources"]
                     if sid in by_id
-                    and claim_support_problem(
-                        claim["text"], source_text(by_id[sid]), min_support, question
-                    )
+                    and claim_support_problem(claim["text"], source_text(by_id[sid]), min_support)
                     is None
                 ),
                 None,

@@ -17,7 +17,7 @@ _STOP_WORDS_TEXT = (
     "in into is it its me my no not of on or our she should so than that the their them then "
     "there these they this those to too us was we were what when where which who whom why "
     "will with would you your about also any all each more most other some such only own "
-    "same very just over under again further once here both few yes"
+    "same very just over under again further once here both few"
 )
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 
@@ -120,19 +120,12 @@ def is_degenerate(text: str, min_words: int = 12, min_distinct: float = 0.4) -> 
     return len(words) >= min_words and len(set(words)) / len(words) < min_distinct
 
 
-def support_ratio(claim: str, evidence: str, question: str = "") -> float:
+def support_ratio(claim: str, evidence: str) -> float:
     """Share of the claim's content terms that occur in ``evidence``, in [0, 1].
 
-    Terms the ``question`` already holds are left out: they are what was asked, not what
-    the claim answers. "The delay is given in deciseconds", for "in what unit is that delay
-    given?", is judged on "deciseconds" alone, and "pg_basebackup needs at least one
-    replication connection" on "at least one", however many of the question's words its
-    source shares. A claim that only restates the question is judged on all its terms.
     1.0 for a claim with no content terms (nothing to contradict).
     """
     terms = content_terms(claim)
-    if answering := terms - content_terms(question):
-        terms = answering
     if not terms:
         return 1.0
     return len(terms & content_terms(evidence)) / len(terms)

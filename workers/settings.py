@@ -102,11 +102,7 @@ class Settings(BaseSettings):
         8192, ge=1024, description="Smallest context window in the model chain, tokens."
     )
     min_lexical_support: float = Field(
-        0.6,
-        ge=0,
-        le=1,
-        description="Least share of a claim's words (those the question did not already "
-        "hold) that its cited chunks must contain.",
+        0.6, ge=0, le=1, description="Least share of a claim's words its cited chunks must contain."
     )
     multi_hop: bool = Field(
         False,

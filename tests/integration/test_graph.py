@@ -223,38 +223,6 @@ class TestVerification:
         second = [u for r, u in model.calls if r == "generator"][1]
         assert "unsupported claims: The rotor shaft fastener needs 12 newton metres." in second
 
-    REASSEMBLY_Q = (
-        "After the spindle gearbox housing and its drive coupling are reassembled, what "
-        "torque does the rotor shaft fastener require?"
-    )
-
-    def test_a_claim_is_judged_on_what_the_question_did_not_already_say(
-        self, deps_for: Any
-    ) -> None:
-        # Half the claim's words are the question's and in no source; its answer, the
-        # torque, is in its source word for word. It goes on to the verifier and ships.
-        restated = (
-            "After the spindle gearbox housing and its drive coupling are reassembled, the "
-            "rotor shaft fastener requires 12 newton metres."
-        )
-        model = torque_model(generator=lambda _: answer((restated, [1])))
-        state = run_turn(deps_for(model), self.REASSEMBLY_Q)
-
-        assert state["outcome"]["status"] == "answered", state["outcome"]["detail"]
-        assert "verifier" in model.roles_called()
-
-    def test_the_question_s_words_cannot_carry_a_guessed_answer(self, deps_for: Any) -> None:
-        # Five of its eight terms are in the source, but of the three the question did not
-        # already hold, only "frobnicator" is: refused in code, the verifier never asked.
-        guess = "The rotor shaft fastener of the frobnicator requires a torque of twelve units."
-        model = torque_model(generator=lambda _: answer((guess, [1])))
-        state = run_turn(deps_for(model, limits=Limits(max_generations=1)), self.REASSEMBLY_Q)
-
-        outcome = state["outcome"]
-        assert outcome["status"] == "abstained" and outcome["reason"] == "ungrounded"
-        assert "claim 1 is mostly not in the sources it cites" in outcome["detail"]
-        assert "verifier" not in model.roles_called()
-
     def test_the_verifier_reads_only_the_passage_each_claim_rests_on(self, deps_for: Any) -> None:
         model = torque_model()
         state = run_turn(deps_for(model), TORQUE_Q)
