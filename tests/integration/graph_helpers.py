@@ -59,6 +59,22 @@ def run_turn(
     return graph.invoke({"question": question}, config, context=deps)
 
 
+ONE_REWRITE_TRACE = [
+    "begin_turn",
+    "route_question",
+    "retrieve",
+    "assess_grades",
+    "rewrite_query",
+    "retrieve",
+    "assess_grades",
+    "generate",
+    "verify",
+    "finalize",
+]
+"""The node path of a turn whose first round keeps nothing and whose one rewrite finds the
+answer (web search off)."""
+
+
 def route(to: str) -> dict[str, str]:
     return {"route": to, "reason": "scripted"}
 

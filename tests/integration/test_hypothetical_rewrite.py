@@ -12,7 +12,14 @@ from pipeline.accounting import calls_by_kind
 from pipeline.deps import Limits
 from tests.fakes.chat import ScriptedChatModel, grade_by_keyword
 from tests.fakes.web_provider import web_result
-from tests.integration.graph_helpers import answer, make_deps, route, run_turn, verdict
+from tests.integration.graph_helpers import (
+    ONE_REWRITE_TRACE,
+    answer,
+    make_deps,
+    route,
+    run_turn,
+    verdict,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -51,18 +58,7 @@ def test_the_guessed_passage_finds_the_chunk_and_never_reaches_an_answer(
     )
     state = run_turn(deps_for(model, allow_web=False), SPINDLE_Q)
 
-    assert state["trace"] == [
-        "begin_turn",
-        "route_question",
-        "retrieve",
-        "assess_grades",
-        "rewrite_query",
-        "retrieve",
-        "assess_grades",
-        "generate",
-        "verify",
-        "finalize",
-    ]
+    assert state["trace"] == ONE_REWRITE_TRACE
     # The second round searched the question and the guess together; the query stayed the
     # question, and the rewriter was never asked.
     assert state["queries_tried"] == [SPINDLE_Q, f"{SPINDLE_Q} {GUESS}"]
