@@ -37,7 +37,7 @@ from workers.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ("submitted", "outcomes", "delivered", "duplicates", "lost", "duplicated_turns",
-           "order_violations", "drain_s", "struck")  # fmt: skip
+           "missing_turns", "order_violations", "drain_s", "struck")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,11 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     missed = [
         r["fault"]
         for r in reports
-        if r["lost"] or r["duplicates"] or r["duplicated_turns"] or r["order_violations"]
-        or r["drain_s"] > 10
+        if r["lost"] or r["duplicates"] or r["duplicated_turns"] or r["missing_turns"]
+        or r["order_violations"] or r["drain_s"] > 10
     ]  # fmt: skip
     if missed:
-        print(f"targets missed (0 lost, doubled or reordered; drain <= 10 s): {', '.join(missed)}")
+        targets = "0 lost, doubled, missing or reordered; drain <= 10 s"
+        print(f"targets missed ({targets}): {', '.join(missed)}")
     return 1 if missed else 0
 
 

@@ -26,6 +26,7 @@ from workers.contracts.signing import verify_job
 from workers.core.context import JobContext
 from workers.core.outcomes import apology, outcome_body
 from workers.core.progress import ProgressLog
+from workers.core.resume import turn_stage
 from workers.core.tenants import TenantPolicy
 from workers.db import fencing
 from workers.db import repository as repo
@@ -359,13 +360,12 @@ def run_graph(
             redacted = ctx.redactor.redact(job.question, policy.deny_terms if policy else ())
             span.set_attribute("crag.question_redacted", redacted.search_text)
         # A run of this job that a dead worker left half-done resumes from its last
-        # checkpoint (input None) instead of starting the turn over.
+        # checkpoint (input None) instead of starting the turn over; one that ran to its
+        # end but could not store the outcome has its state as the result (running again
+        # would add a second turn). See :mod:`workers.core.resume`.
         snapshot = ctx.graph.get_state(config)
-        ours = snapshot.metadata is not None and snapshot.metadata.get("job_id") == job.job_id
-        resumed = bool(snapshot.next) and ours
-        # This job's turn already ran to its end (the attempt that ran it could not store
-        # the outcome): its state is the result; running again would add a second turn.
-        ended = ours and not snapshot.next and bool(snapshot.values.get("outcome"))
+        stage = turn_stage(snapshot, job.job_id)
+        resumed, ended = stage == "resume", stage == "ended"
         span.set_attribute("crag.resumed", resumed or ended)
         if resumed:
             log.info("job %s resumes at %s", job.job_id, ", ".join(snapshot.next))
