@@ -82,7 +82,8 @@ def cited_locators(reply: str, sources: Sequence[Document]) -> list[str]:
     return list(dict.fromkeys(locators))
 
 
-def _text(content: object) -> str:
+def reply_text(content: object) -> str:
+    """A chat reply's text: a string as is, content blocks joined, anything else as ``str``."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content blocks
@@ -125,7 +126,7 @@ def run_naive(question: str, retriever: Retriever, model: BaseChatModel, k: int)
             latency_s=time.perf_counter() - started,
         )
     latency = time.perf_counter() - started
-    text = _text(reply.content).strip()
+    text = reply_text(reply.content).strip()
     usage = getattr(reply, "usage_metadata", None) or {}
     cost = {
         "model_calls": 1,
