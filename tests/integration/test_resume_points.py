@@ -13,7 +13,6 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import suppress
 from typing import Any
 
 import pytest
@@ -30,6 +29,7 @@ pytestmark = pytest.mark.integration
 
 FIRST_Q = "What torque does the rotor shaft fastener need?"
 SECOND_Q = "What torque does the rotor shaft fastener need after a rebuild?"
+THIRD_Q = "What torque does the rotor shaft fastener need in winter?"
 
 
 class DiesAfter:
@@ -75,22 +75,23 @@ def test_a_second_turn_killed_after_any_write_is_answered_as_its_own_turn_once(
     writes = counting.asked
     assert writes >= 10, writes  # a turn writes a checkpoint per super-step, and task writes
 
-    stages: dict[int, bool] = {}
+    resumed: dict[int, bool] = {}
     for k in range(1, writes):
         thread = f"th-{uuid.uuid4().hex[:8]}"
         run_graph(new_job(corpus_tenant, thread, FIRST_Q), ctx)
         second = new_job(corpus_tenant, thread, SECOND_Q)
-        with suppress(LockLost):  # the attempt died; what it wrote is all Postgres has of it
+        with pytest.raises(LockLost):  # the attempt dies; what it wrote is all Postgres has
             run_graph(second, ctx, guard=DiesAfter(k))
-        # Its turn is in the history only if its final checkpoint was written.
-        left = _questions(resources, second.graph_thread_id)
-        assert left in ([FIRST_Q], [FIRST_Q, SECOND_Q]), k
 
         retry = run_graph(second, ctx)
+        # The next job's new input would drop writes no checkpoint holds: only a turn that
+        # was really checkpointed survives it.
+        run_graph(new_job(corpus_tenant, thread, THIRD_Q), ctx)
 
         assert retry.status == "answered", (k, retry)
         assert retry.path.count("finalize") == 1, (k, retry.path)
-        assert _questions(resources, second.graph_thread_id) == [FIRST_Q, SECOND_Q], k
-        stages[k] = retry.resumed
-    # Most retries resume the turn where it stopped; the rest start it (or store it) anew.
-    assert sum(stages.values()) > len(stages) / 2, stages
+        turns = _questions(resources, second.graph_thread_id)
+        assert turns == [FIRST_Q, SECOND_Q, THIRD_Q], k
+        resumed[k] = retry.resumed
+    # Finished nodes do not run again: every retry picks the turn up where it stopped.
+    assert all(resumed.values()), resumed

@@ -119,6 +119,17 @@ def test_a_replay_runs_on_in_a_new_thread_and_leaves_the_original_alone(
         replay(ctx, corpus_tenant, answered, before[-1].checkpoint_id)
 
 
+def test_a_replay_of_an_ended_turn_gives_its_outcome_without_a_second_turn(
+    resources: Resources, corpus_tenant: str, answered: str
+) -> None:
+    rows = history(resources.sessions, resources.graph, corpus_tenant, answered)
+    copy = replay(context_of(resources), corpus_tenant, answered, rows[-1].checkpoint_id)
+    assert copy.outcome.status == "answered" and copy.outcome.resumed
+    config = {"configurable": {"thread_id": f"{corpus_tenant}:{copy.thread_id}"}}
+    turns = resources.graph.get_state(config).values["history"]
+    assert [t["question"] for t in turns] == [TORQUE_Q]  # the copy's one turn, not asked again
+
+
 def test_a_fork_runs_on_from_changed_state(
     resources: Resources, corpus_tenant: str, answered: str
 ) -> None:
