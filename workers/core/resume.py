@@ -13,8 +13,8 @@ finished after it was taken are folded into its values) to decide what to do:
   is the result;
 - ``"new"``: anything else: start the turn with the question as input.
 
-Two traps, both found by killing a worker at each write of a turn
-(``tests/integration/test_resume_points.py``):
+Two traps (``tests/integration/test_resume_points.py`` kills a turn after each of its
+writes in turn):
 
 - The *input* checkpoint. When a run starts on a thread that has turns, LangGraph 1.2
   first saves the input as a checkpoint (``source: "input"``) whose values are still the

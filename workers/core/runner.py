@@ -368,7 +368,8 @@ def run_graph(
         resumed, ended = stage == "resume", stage == "ended"
         span.set_attribute("crag.resumed", resumed or ended)
         if resumed:
-            log.info("job %s resumes at %s", job.job_id, ", ".join(snapshot.next))
+            due = snapshot.next or tuple(task.name for task in snapshot.tasks)
+            log.info("job %s resumes at %s", job.job_id, ", ".join(due))
         if ended:
             log.info("job %s: its turn had ended; storing that outcome", job.job_id)
             state = dict(snapshot.values)
