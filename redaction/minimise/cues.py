@@ -124,6 +124,12 @@ _ID_QUALIFIERS = word_set(
 CJK_NAME_CUES = ("申します", "と言います", "といいます", "我叫", "我是", "名字是", "先生", "女士", "さん", "様")  # fmt: skip  # noqa: E501
 """Chinese and Japanese words around a name ("我叫…", "…と申します"): the run is dropped."""
 
+_CONTACT_CUES = word_set(
+    "phone tel tel. telephone telefon teléfono téléphone telefone telefono телефон"
+)
+"""Id cues that go with their value: a phone word names no product a search needs (other
+id cues, "user", "account", "ID", "card", are technical words too: they stay)."""
+
 _ARTICLES = word_set("a o la el le der die the an um uma")
 """Articles a speaker may put between "I am" and their name ("Sou a Maria")."""
 
@@ -149,21 +155,37 @@ def apply_cues(vocab: Vocabulary, text: str, pieces: list[Piece], languages: int
             or any(c in word for c in _ID_CUES_OTHER)
             or (len(word) > 7 and word.endswith(_ID_ENDINGS) and word.isalpha())
         )
-        id_cue = id_cue or _ends_phrase(pieces, i, _ID_CUE_PHRASES)
-        if id_cue and not (word == "id" and prev in _ID_QUALIFIERS):
-            _drop_codes_after(vocab, pieces, i)
+        id_phrase = _ends_phrase(pieces, i, _ID_CUE_PHRASES)
+        is_id = (id_cue or id_phrase) and not (word == "id" and prev in _ID_QUALIFIERS)
+        if is_id and _drop_codes_after(vocab, pieces, i) and word in _CONTACT_CUES:
+            _drop_cue(pieces, i, None)
         if i and piece.raw.startswith("(") and word in _MY and _names_value_before(pieces, i):
             before = pieces[i - 1]
             before.kind, before.forced = "drop", True
-        if word in _NAME_CUES or raw in _NAME_CUES or _ends_phrase(pieces, i, _NAME_CUE_PHRASES):
-            _drop_names_after(vocab, pieces, i, languages)
+        name_phrase = _ends_phrase(pieces, i, _NAME_CUE_PHRASES)
+        if word in _NAME_CUES or raw in _NAME_CUES or name_phrase:
+            if _drop_names_after(vocab, pieces, i, languages):
+                _drop_cue(pieces, i, name_phrase)
         elif word in _WEAK_NAME_CUES:
             _drop_lower_names_after(vocab, pieces, i, languages)
 
 
-def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
-    """Drop the code-like words after the id cue at ``i``, to the end of the value.
+def _drop_cue(pieces: list[Piece], i: int, phrase: str | None) -> None:
+    """Drop the cue ending at ``i`` (a word, or ``phrase``'s words) once its value is dropped.
 
+    A cue without its value tells a search engine nothing and says what was there ("I am
+    phone What is the latest release" was the demo's query once its name and number had
+    gone). Only name cues and :data:`_CONTACT_CUES` go, and only when their value was
+    taken: "phone" in "my phone app crashes" stays.
+    """
+    for piece in pieces[i + 1 - len(phrase.split()) if phrase else i : i + 1]:
+        piece.kind, piece.forced = "drop", True
+
+
+def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
+    """Drop the code-like words after the id cue at ``i``; True when any was dropped.
+
+    The value runs to its end.
     Between the cue and the value may stand other cue words, nouns such as "ref" or "code",
     a copula, or a preposition and one word before a copula ("Account on example.com is
     ..."). After a word for "number", up to two other words may stand before a value
@@ -227,6 +249,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> None:
         taken = True
         if piece.raw.endswith((",", ";", ".", ")", ":")) and not piece.raw.endswith("..."):
             break
+    return taken
 
 
 def _names_value_before(pieces: list[Piece], i: int) -> bool:
@@ -321,9 +344,10 @@ def _surname_here(vocab: Vocabulary, piece: Piece) -> bool:
     return not quoted and not vocab.common.get(piece.core, 0) & english
 
 
-def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> None:
+def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages: int) -> bool:
+    """Drop the name-shaped words after the name cue at ``i``; returns whether any was."""
     if pieces[i].raw.endswith((".", "!", "?")) and pieces[i].core.casefold() not in _NAME_CUES:
-        return
+        return False
     taken = 0
     for piece in pieces[i + 1 : i + 7]:
         core = piece.core
@@ -358,14 +382,16 @@ def _drop_names_after(vocab: Vocabulary, pieces: list[Piece], i: int, languages:
         taken += 1
         if piece.raw.endswith((",", ";", ".", ")", ":", "!", "?")):
             break
+    return taken > 0
 
 
-def _ends_phrase(pieces: list[Piece], i: int, phrases: Sequence[str]) -> bool:
+def _ends_phrase(pieces: list[Piece], i: int, phrases: Sequence[str]) -> str | None:
+    """The phrase of ``phrases`` whose words end at ``pieces[i]`` (``None``: none does)."""
     for phrase in phrases:
         words = phrase.casefold().split()
         if i + 1 < len(words):
             continue
         seen = [p.raw.casefold().rstrip(",:") for p in pieces[i + 1 - len(words) : i + 1]]
         if seen == words:
-            return True
-    return False
+            return phrase
+    return None

@@ -275,3 +275,33 @@ def test_a_version_with_an_address_shaped_part_is_not_an_address(redactor: Any) 
     )
     assert "17.0.11.9.1" in sent.search_text
     assert "203.0.113.9" not in sent.search_text
+
+
+@pytest.mark.parametrize(
+    ("text", "sent"),
+    [
+        (
+            "I am Maria Gonzalez, maria.gonzalez@example.com, phone +1 415-555-0132. "
+            "What is the latest PostgreSQL release announced this week?",
+            "What is the latest PostgreSQL release announced this week?",
+        ),
+        ("My name is Olek Wiśniewski and pg_dump 16 fails", "and pg_dump 16 fails"),
+        ("Mr. Okonkwo here: nginx 1.25 returns 502", "here: nginx 1.25 returns 502"),
+        ("Tel. +44 20 7946 0958 — Outlook 16.83 crashes", "Outlook 16.83 crashes"),
+    ],
+)
+def test_a_cue_goes_with_its_value(minimiser: Minimiser, text: str, sent: str) -> None:
+    assert minimiser.minimise(text).text.strip(" ,:—") == sent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my phone app crashes after the iOS 17.4 update",
+        "I am unable to push to GitHub: error 403",
+        "Access denied for user 'app_rw' in MySQL 8.0.36",
+    ],
+)
+def test_a_cue_without_a_value_stays(minimiser: Minimiser, text: str) -> None:
+    kept = minimiser.minimise(text).text
+    assert kept.split()[0:2] == text.split()[0:2], kept
