@@ -185,12 +185,12 @@ def _drop_cue(pieces: list[Piece], i: int, phrase: str | None) -> None:
 def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
     """Drop the code-like words after the id cue at ``i``; True when any was dropped.
 
-    The value runs to its end.
-    Between the cue and the value may stand other cue words, nouns such as "ref" or "code",
-    a copula, or a preposition and one word before a copula ("Account on example.com is
-    ..."). After a word for "number", up to two other words may stand before a value
-    holding a digit ("número de empleado es EMP-33817", "رقم الموظف 778120"). After a
-    word for a handle, a CamelCase word is the value ("nickname BunnyHopQueen").
+    The value is dropped to its end. Between the cue and the value may stand other cue
+    words, nouns such as "ref" or "code", a copula, or a preposition and one word before a
+    copula ("Account on example.com is ..."). After a word for "number", up to two other
+    words may stand before a value holding a digit ("número de empleado es EMP-33817",
+    "رقم الموظف 778120"). After a word for a handle, a CamelCase word is the value
+    ("nickname BunnyHopQueen").
     """
     before = pieces[i - 1].core.casefold() if i else ""
     number_cue = _is_number_cue(pieces[i].core.casefold()) and before not in _NOT_PERSONAL_NUMBER
