@@ -35,7 +35,7 @@ from corpus import TenantRetriever
 from evaluation.dataset import dataset_paths, load_items
 from evaluation.gold import gold_chunks
 from evaluation.naive import cited_locators, is_abstention, naive_messages, reply_text
-from evaluation.scoring import has_keywords, is_answerable, matches_page, without_markers
+from evaluation.scoring import is_answerable, matches_page, states_facts
 from workers.runtime.models import make_chat_model
 from workers.settings import Settings
 
@@ -57,14 +57,12 @@ def main(argv: list[str] | None = None) -> int:
         retriever = TenantRetriever(es, f"eval-{item.corpus}", index_prefix=settings.index_prefix)
         sources = gold_chunks(es, retriever, item)
         reply = reply_text(model.invoke(naive_messages(item.question, sources)).content).strip()
-        states = not is_abstention(reply) and has_keywords(
-            without_markers(reply), item.answer_keywords
-        )
+        abstained = is_abstention(reply)
+        states = not abstained and states_facts(item, reply)
         cites = states and any(matches_page(c, item.pages) for c in cited_locators(reply, sources))
         verdict = (
-            "cited" if cites else "stated" if states else "abstained" if is_abstention(reply)
-            else "wrong"
-        )  # fmt: skip
+            "cited" if cites else "stated" if states else "abstained" if abstained else "wrong"
+        )
         for kind in (item.kind, "all"):
             counts[kind][verdict] += 1
             counts[kind]["items"] += 1

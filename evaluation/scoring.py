@@ -187,12 +187,17 @@ def judge(item: EvalItem, attempt: Attempt) -> tuple[bool, bool, bool]:
     if is_answerable(item.kind):
         correct = (
             answered
-            and has_keywords(without_markers(attempt.answer), item.answer_keywords)
+            and states_facts(item, attempt.answer)
             and any(matches_page(c, item.pages) for c in attempt.citations)
         )
     else:
         correct = attempt.status == "abstained"
     return correct, answered and not correct, not answered
+
+
+def states_facts(item: EvalItem, answer: str) -> bool:
+    """Whether ``answer`` holds every keyword group of ``item`` (citation markers removed)."""
+    return has_keywords(without_markers(answer), item.answer_keywords)
 
 
 _MARKERS = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
