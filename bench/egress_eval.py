@@ -22,8 +22,9 @@ is an out-of-sample part: it prints aggregates only, never a value, term or miss
 ``blind``, written later that day by a third helper weighted to the kinds ``sealed`` showed
 leaking (its misses were printed once, late on 2026-12-02, so it is in-sample since), and
 ``round5``, written by a fourth helper after round 4 (opened for round 5 that night,
-in-sample since). ``round6``, written by a fifth helper during round 5, is the
-out-of-sample part now::
+in-sample since), and ``round6``, written by a fifth helper during round 5 (opened for
+round 6 on 2026-12-04). ``round7``, written by a sixth helper on 2026-12-04 while round 6
+was tuned, is the out-of-sample part now::
 
     .venv/bin/python -m bench.egress_eval                      # dev, with every miss
     .venv/bin/python -m bench.egress_eval --split heldout      # tuned on since 2026-12-02
@@ -32,7 +33,8 @@ out-of-sample part now::
     .venv/bin/python -m bench.egress_eval --split sealed       # out of sample: figures only
     .venv/bin/python -m bench.egress_eval --split blind        # opened 2026-12-02: misses shown
     .venv/bin/python -m bench.egress_eval --split round5       # opened 2026-12-02: misses shown
-    .venv/bin/python -m bench.egress_eval --split round6       # out of sample: figures only
+    .venv/bin/python -m bench.egress_eval --split round6       # opened 2026-12-04: misses shown
+    .venv/bin/python -m bench.egress_eval --split round7       # out of sample: figures only
     .venv/bin/python -m bench.egress_eval --redact-only        # Presidio alone
 """
 
@@ -51,14 +53,14 @@ from redaction.pii_corpus import load_questions
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "egress"
 
-OUT_OF_SAMPLE = ("sealed", "round6")
+OUT_OF_SAMPLE = ("sealed", "round7")
 """Splits reported in aggregate only: never a value, a term or a miss."""
 
 
 def main(argv: list[str] | None = None) -> None:
     """Measure one split and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    splits = ["dev", "heldout", "fresh", "tune", "sealed", "blind", "round5", "round6"]
+    splits = ["dev", "heldout", "fresh", "tune", "sealed", "blind", "round5", "round6", "round7"]
     parser.add_argument("--split", choices=splits, default="dev")
     parser.add_argument("--redact-only", action="store_true", help="Presidio alone")
     args = parser.parse_args(argv)

@@ -6,15 +6,27 @@ the exact string the web-search provider receives.
 
 A PII value is *caught* when no fragment of it survives in ``search_text``:
 
-* ``PERSON``: each name token of 3+ letters, as a whole word, case-insensitively
-  ("Müller, Hans" → ``müller``, ``hans``);
+* ``PERSON``: each name token of 3+ letters in a script with case (Latin, Cyrillic, Greek,
+  Armenian...), as a whole word, case-insensitively ("Müller, Hans" → ``müller``, ``hans``);
+  in a script without case (Chinese, Japanese, Korean, Thai, Arabic, Hebrew, Indic...), each
+  run of 2+ letters anywhere, since those scripts join words or attach particles and
+  prefixes to them ("李娜" inside "联系人：李娜，", "김민수" inside "김민수입니다");
 * ``STREET_ADDRESS``: the same, plus every token holding a digit ("221B", "5");
-* ``EMAIL_ADDRESS``: the whole address and its local part, case-insensitively;
-  ``IP_ADDRESS``: the whole address;
-* ``PHONE_NUMBER``, ``CREDIT_CARD``, ``IBAN_CODE``, ``NATIONAL_ID``: compared on letters and
-  digits only, upper-cased ("+44 20 7946 0958" → ``442079460958``): the whole value, every
-  6-character stretch of it, and every run of 3+ digits ("7946", "0958"), so a number half
-  left behind counts as a miss.
+* ``EMAIL_ADDRESS``: the whole address and its local part, case-insensitively, and the
+  local part's name tokens and digit runs as for the types below ("lina1990" → ``lina``,
+  ``1990``); ``IP_ADDRESS``: the whole address;
+* ``PHONE_NUMBER``, ``CREDIT_CARD``, ``IBAN_CODE``, ``NATIONAL_ID``, ``ACCOUNT_ID``,
+  ``PASSPORT``, ``DATE_OF_BIRTH``: compared on letters and digits only, upper-cased ("+44 20
+  7946 0958" → ``442079460958``): the whole value, every 6-character stretch of it, and
+  every run of 3+ digits ("7946", "0958", a year of birth), so a number half left behind
+  counts as a miss; an ``ACCOUNT_ID``'s words of 4+ letters not in capitals count too, as
+  names do (the ``nakamura`` of "k-nakamura", not the ``EMP`` of "EMP-48213");
+* ``LICENSE_PLATE``: the same with 4-character stretches (a plate is short: "AB12" of
+  "AB12 CDE" identifies half of it).
+
+Until 2026-12-04 only names of 3+ letters (a Chinese name of two characters never counted,
+nor a name inside a run of unspaced script) and the whole value of an account id, passport,
+plate or date of birth were checked; the figures measured before then are lower bounds.
 
 A fragment *survives* when it occurs more often in ``search_text`` than in the question with
 all its labelled values cut out, so a word that the question also uses elsewhere ("PESEL"
@@ -30,7 +42,12 @@ from dataclasses import dataclass
 from pipeline.deps import Redactor
 from redaction.pii_corpus import PII_TYPES, PiiValue, Question
 
-_NUMBER_TYPES = frozenset({"PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "NATIONAL_ID"})
+_NUMBER_TYPES = frozenset(
+    {
+        "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "NATIONAL_ID", "ACCOUNT_ID", "PASSPORT",
+        "DATE_OF_BIRTH", "LICENSE_PLATE",
+    }
+)  # fmt: skip
 _WINDOW = 6
 _LETTERS = re.compile(r"[^\W\d_]+")
 _ALNUM_TOKEN = re.compile(r"[^\W_]+")
@@ -275,26 +292,61 @@ def redacted_spans(original: str, redacted: str) -> tuple[str, ...]:
 def _fragments(item: PiiValue) -> list[tuple[str, str]]:
     value = item.value
     if item.type == "PERSON":
-        return [("word", w.casefold()) for w in _LETTERS.findall(value) if len(w) >= 3]
+        return _name_fragments(value)
     if item.type == "STREET_ADDRESS":
-        tokens = _ALNUM_TOKEN.findall(value)
-        keep = [t for t in tokens if len(t) >= 3 or any(c.isdigit() for c in t)]
-        return [("word", t.casefold()) for t in keep]
+        digits = [t for t in _ALNUM_TOKEN.findall(value) if any(c.isdigit() for c in t)]
+        return _name_fragments(value) + [("word", t.casefold()) for t in digits]
     if item.type == "EMAIL_ADDRESS":
         local = value.split("@", 1)[0]
-        return [("substring", value.casefold())] + (
-            [("substring", local.casefold())] if len(local) >= 3 else []
-        )
+        whole = [("substring", value.casefold())]
+        if len(local) >= 3:
+            whole.append(("substring", local.casefold()))
+        words = [("word", w.casefold()) for w in _LETTERS.findall(local) if len(w) >= 3]
+        return whole + words + [("digits", r) for r in sorted(set(_DIGIT_RUN.findall(local)))]
     if item.type in _NUMBER_TYPES:
-        flat = _alnum(value)
-        stretches = {flat[i : i + _WINDOW] for i in range(max(1, len(flat) - _WINDOW + 1))}
-        runs = set(_DIGIT_RUN.findall(value))
-        return (
-            [("alnum", flat)]
-            + [("alnum", s) for s in sorted(stretches)]
-            + [("digits", r) for r in sorted(runs)]
-        )
+        window = 4 if item.type == "LICENSE_PLATE" else _WINDOW
+        fragments = _number_fragments(value, window)
+        if item.type == "ACCOUNT_ID":
+            logins = [w for w in _LETTERS.findall(value) if len(w) >= 4 and not w.isupper()]
+            fragments += [("word", w.casefold()) for w in logins]
+        return fragments
     return [("substring", value.casefold())]  # IP_ADDRESS
+
+
+def _name_fragments(value: str) -> list[tuple[str, str]]:
+    """A name's words: cased-script words of 3+ letters whole, uncased runs of 2+ anywhere."""
+    fragments = []
+    for run in _LETTERS.findall(value):
+        for cased, part in _script_runs(run):
+            if cased and len(part) >= 3:
+                fragments.append(("word", part.casefold()))
+            elif not cased and len(part) >= 2:
+                fragments.append(("substring", part.casefold()))
+    return fragments
+
+
+def _script_runs(word: str) -> list[tuple[bool, str]]:
+    """``word`` cut where it turns from a cased script to an uncased one or back."""
+    runs: list[tuple[bool, str]] = []
+    for char in word:
+        cased = char.lower() != char.upper()
+        if runs and runs[-1][0] == cased:
+            runs[-1] = (cased, runs[-1][1] + char)
+        else:
+            runs.append((cased, char))
+    return runs
+
+
+def _number_fragments(value: str, window: int) -> list[tuple[str, str]]:
+    """The whole value, its ``window``-character stretches and its 3+ digit runs."""
+    flat = _alnum(value)
+    stretches = {flat[i : i + window] for i in range(max(1, len(flat) - window + 1))}
+    runs = set(_DIGIT_RUN.findall(value))
+    return (
+        [("alnum", flat)]
+        + [("alnum", s) for s in sorted(stretches)]
+        + [("digits", r) for r in sorted(runs)]
+    )
 
 
 def _count(kind: str, fragment: str, text: str) -> int:

@@ -87,8 +87,41 @@ class TestSurvivingFragments:
         assert surviving_fragments(item, "Ship to; which Road Runner plan?", baseline) == ()
         assert set(surviving_fragments(item, text, baseline)) == {"station", "road", "5"}
 
-    def test_short_name_tokens_are_not_checked(self) -> None:
+    def test_short_latin_name_tokens_are_not_checked(self) -> None:
         assert surviving_fragments(PiiValue("PERSON", "Li Wei"), "Li asked", "asked") == ()
+
+    @pytest.mark.parametrize(
+        ("value", "sent", "fragment"),
+        [
+            ("李娜", "小程序在iOS 17上闪退。联系人：李娜", "李娜"),  # two characters, unspaced
+            ("김민수", "김민수입니다 카카오톡 오류", "김민수"),  # a particle attached
+            ("דנה", "לדנה יש בעיה ב-Outlook", "דנה"),  # a Hebrew prefix attached
+        ],
+    )
+    def test_a_name_in_a_script_without_case_counts_inside_a_word(
+        self, value: str, sent: str, fragment: str
+    ) -> None:
+        assert surviving_fragments(PiiValue("PERSON", value), sent, "") == (fragment,)
+
+    @pytest.mark.parametrize(
+        ("item", "sent", "fragment"),
+        [
+            (PiiValue("ACCOUNT_ID", "EMP-48213"), "employee 48213 cannot log in", "48213"),
+            (PiiValue("ACCOUNT_ID", "k-nakamura"), "nakamura cannot log in", "nakamura"),
+            (PiiValue("PASSPORT", "X1234567"), "passport 1234567 rejected", "1234567"),
+            (PiiValue("DATE_OF_BIRTH", "12 March 1985"), "born 1985, the form fails", "1985"),
+            (PiiValue("LICENSE_PLATE", "AB12 CDE"), "plate AB12 not read", "AB12"),
+            (PiiValue("EMAIL_ADDRESS", "lina1990@example.com"), "lina cannot sign in", "lina"),
+        ],
+    )
+    def test_part_of_an_id_left_behind_is_a_miss(
+        self, item: PiiValue, sent: str, fragment: str
+    ) -> None:
+        assert fragment.casefold() in [f.casefold() for f in surviving_fragments(item, sent, "")]
+
+    def test_an_id_prefix_in_capitals_is_not_a_leak(self) -> None:
+        item = PiiValue("ACCOUNT_ID", "EMP-48213")
+        assert surviving_fragments(item, "my EMP number cannot log in", "") == ()
 
 
 class TestFalseRedactions:
