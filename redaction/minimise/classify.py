@@ -139,6 +139,8 @@ class Classifier:
         domain = _DOMAIN_USER.fullmatch(core)
         if domain and not self._word_known(domain.group(1)):
             return "drop"  # "CORP\\jsmith", "DESKTOP-7Q2L\\chenwei": a Windows logon name
+        if self._name_login(core):
+            return "drop"  # "ana.petrov", "m_garcia42", "user=amelie.rousseau2": a login
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
@@ -170,8 +172,13 @@ class Classifier:
     def _classify_title(self, pieces: list[Piece], i: int, core: str, caps_text: bool) -> str:
         folded = core.casefold()
         parts = [p for p in re.split(r"[\-'\u2019]", folded) if p]
-        if next_is_version(pieces, i):
-            return "tech"  # "Hugo 0.125", "Nextcloud 28": a product and its version
+        after = pieces[i + 1].core if i + 1 < len(pieces) else ""
+        house = after.isdigit() and len(after) >= 3 and core.isalpha()
+        if next_is_version(pieces, i) and not (house and not self._word_known(core)):
+            # "Hugo 0.125", "Odoo 17", "Excel 2019": a product and its version; an unknown
+            # word before a bare number of 3+ digits is a street or a name as often
+            # ("Oskarova 4417") and stays
+            return "tech"
         # a word common only outside English may be a surname ("Kowalczyk Media Server 4")
         foreign = any(p in self._vocab.common and not self._vocab.common[p] & 1 for p in parts)
         named = any(p in self._vocab.names for p in parts)
@@ -370,6 +377,26 @@ class Classifier:
             ):
                 return False
         return True
+
+    def _name_login(self, core: str) -> bool:
+        """True for a lower-case login made of a name: given name or initial, and surname.
+
+        "ana.petrov", "m_garcia42", "winter.bloom", "mohammed.al-farsi", "user=ana.petrov":
+        two to four parts joined by ``.``, ``_`` or ``-`` (perhaps after a ``key=`` and
+        before a number of up to four digits), two of them names of the lists (or one name
+        and an initial or a particle), none a technical term or a file extension.
+        """
+        login = re.fullmatch(
+            r"(?:[a-z_]+=)?([^\W\d_]+(?:[._\-][^\W\d_]+){1,3})[._\-]?\d{0,4}", core
+        )
+        if login is None or core != core.lower():
+            return False
+        parts = re.split(r"[._\-]", login.group(1))
+        if any(p in self._vocab.technical or p in _EXTENSIONS for p in parts):
+            return False
+        names = [p for p in parts if len(p) >= 2 and p not in PARTICLES and self._is_name(p)]
+        short = [p for p in parts if len(p) == 1 or p in PARTICLES]
+        return len(names) >= 2 or (len(names) == 1 and bool(short) and len(parts) >= 2)
 
     def _login_with_number(self, core: str) -> bool:
         """True for a lower-case login of words and a name, then two digits or a year.

@@ -19,6 +19,7 @@ from redaction.minimise.classify import Classifier
 from redaction.minimise.cues import apply_cues
 from redaction.minimise.introductions import apply_introductions
 from redaction.minimise.networks import is_network, is_nobodys_address
+from redaction.minimise.numbers import drop_unanchored_numbers
 from redaction.minimise.patterns import EMAIL, QUOTED, forced_spans, is_version, month_names
 from redaction.minimise.pieces import CJK, Piece, mostly_caps, neighbour_kept, split_pieces
 from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
@@ -124,6 +125,7 @@ class Minimiser:
             if not piece.forced:
                 piece.kind = classifier.classify(pieces, i, caps_text)
         classifier.spread_names(pieces, caps_text)
+        drop_unanchored_numbers(self._vocab, pieces)
         for piece in pieces:
             piece.keep = piece.kind in ("tech", "word")
         for i, piece in enumerate(pieces):
