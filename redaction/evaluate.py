@@ -10,7 +10,7 @@ A PII value is *caught* when no fragment of it survives in ``search_text``:
   Armenian...), as a whole word, case-insensitively ("Müller, Hans" → ``müller``, ``hans``);
   in a script without case (Chinese, Japanese, Korean, Thai, Arabic, Hebrew, Indic...), each
   run of 2+ letters anywhere, since those scripts join words or attach particles and
-  prefixes to them ("李娜" inside "联系人：李娜，", "김민수" inside "김민수입니다");
+  prefixes to them ("李娜" inside "联系人李娜的", "김민수" inside "김민수입니다");
 * ``STREET_ADDRESS``: the same, plus every token holding a digit ("221B", "5");
 * ``EMAIL_ADDRESS``: the whole address and its local part, case-insensitively, and the
   local part's name tokens and digit runs as for the types below ("lina1990" → ``lina``,
@@ -56,6 +56,8 @@ _UNSPACED = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u
 _SEARCH_WORD = re.compile(rf"[{_UNSPACED}]|[^\W_{_UNSPACED}]+")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _PLACEHOLDERS = re.compile(r"(?:<[A-Z][A-Z_]*>)+")
+_SPELLED_AT = re.compile(r"@|\s*[\[(]at[\])]\s*|\s+at\s+", re.I)
+_SPELLED_DOT = frozenset({"dot", "punto", "punkt", "point", "ponto"})
 
 
 @dataclass(frozen=True)
@@ -297,11 +299,15 @@ def _fragments(item: PiiValue) -> list[tuple[str, str]]:
         digits = [t for t in _ALNUM_TOKEN.findall(value) if any(c.isdigit() for c in t)]
         return _name_fragments(value) + [("word", t.casefold()) for t in digits]
     if item.type == "EMAIL_ADDRESS":
-        local = value.split("@", 1)[0]
+        local = _SPELLED_AT.split(value, maxsplit=1)[0]  # "jane dot roe at example dot com"
         whole = [("substring", value.casefold())]
         if len(local) >= 3:
             whole.append(("substring", local.casefold()))
-        words = [("word", w.casefold()) for w in _LETTERS.findall(local) if len(w) >= 3]
+        words = [
+            ("word", w.casefold())
+            for w in _LETTERS.findall(local)
+            if len(w) >= 3 and w.casefold() not in _SPELLED_DOT
+        ]
         return whole + words + [("digits", r) for r in sorted(set(_DIGIT_RUN.findall(local)))]
     if item.type in _NUMBER_TYPES:
         window = 4 if item.type == "LICENSE_PLATE" else _WINDOW

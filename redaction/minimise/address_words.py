@@ -47,7 +47,15 @@ STREET_WORDS = word_set(
     "travesía praça travessa estrada alameda impasse chemin allée quai cours caddesi cad. "
     "sokak sok. mahallesi ulica ul. aleja al. plac pl. osiedle os. rynek улица ул. проспект "
     "пр. вулиця вул. ngõ phố đường hẻm ngách náměstí nám. ulice třída nábřeží námestie "
-    "οδός οδό οδ. λεωφόρος λεωφόρο λεωφ. πλατεία"
+    "οδός οδό οδ. λεωφόρος λεωφόρο λεωφ. πλατεία "
+    # 2026-12-04: Bulgarian, Russian, Serbian, Kazakh, Mongolian, Swahili, Malay and
+    # Indonesian, Albanian, Maltese, Baltic, Slovene, Irish, Welsh, Basque, Icelandic,
+    # Estonian, Turkic street words
+    "бул. бул булевард бульвар шоссе переулок пер. проезд площадь пл. булевар улица "
+    "көшесі көше даңғылы гудамж өргөн_чөлөө mtaa barabara njia jalan jl. jln. lorong "
+    "rruga rr. bulevardi triq iela gatvė prospektas cesta ulica sráid bóthar heol ffordd "
+    "stryd kalea kale etorbidea stræti gata vegur tänav mnt. maantee küçəsi prospekti "
+    "ko'chasi ko\u02bbchasi caddesi"
 )
 """Street words before the street's name, or on either side of it ("Calle Mayor 5",
 "ul. Marszałkowska 84", "12 rue des Lilas"): capitalised or abbreviated, near a number."""
@@ -61,7 +69,11 @@ AFTER_NAME_STREET_WORDS = word_set(
 number before that name ("14 Harrow Lane", "88 Birchwood Blvd"), so that "Street Fighter 6"
 or "Google Drive 85.0" is no address."""
 
-UNCASED_STREET_WORDS = ("רחוב", "شارع", "ถนน", "ซอย")
+UNCASED_STREET_WORDS = (
+    "רחוב", "شارع", "ถนน", "ซอย", "ქუჩა", "გამზირი", "შესახვევი", "փողոց", "պողոտա",
+    "சாலை", "தெரு", "மார்க்", "मार्ग", "गली", "रोड", "সড়ক", "রোড", "লেন", "පාර", "මාවත",
+    "ផ្លូវ", "ຖະໜົນ", "လမ်း", "خیابان", "کوچه", "بلوار", "መንገድ", "ጎዳና", "번지",
+)  # fmt: skip
 """Street words of uncased scripts (Hebrew, Arabic, Thai), found inside a piece."""
 
 LOWER_STREET_WORDS = word_set(
@@ -109,7 +121,7 @@ STREET_ARTICLES = word_set("der dem den die het de")
 
 ABBREVIATIONS = word_set(
     "str ave avda blvd rd dr ln st apt dpto whg nr no pl os al ul bd cad sok cres sq ter "
-    "pkwy hwy cir trl av vul ул кв пр"
+    "pkwy hwy cir trl av vul ул кв пр бул пер пл jl jln rr mnt"
 )
 """Abbreviations whose full stop does not end an address clause ("Hauptstr. 7a, Köln")."""
 

@@ -22,7 +22,8 @@ from redaction.minimise.pieces import PARTICLES, Piece, capitalised, is_camel, s
 from redaction.minimise.vocabulary import Vocabulary
 
 _CLAUSE_END = re.compile(
-    r"[;!?\u3002\u061f\u0964\u2014]|\.(?:\s|$)|\s-\s|\s(?:y|e|and|et|und|en|i|ve)\s"
+    r"[;!?\u3002\u061f\u0964\u2014]|\.(?:\s|$)|\s-\s|\s(?:y|and|et|und|en|i|ve)\s"
+    r"|(?<![Rr]ruga)\se\s"  # Albanian "Rruga e Durrësit": "e" joins a street's name
     r"|\s(?:because|but|which|since|while|when|weil|aber|wenn|parce|mais|quand|porque|pero"
     r"|cuando|perché|quando|omdat|maar|wanneer|ale|bo|gdy)\s"
 )
@@ -93,6 +94,11 @@ def _address_start(pieces: list[Piece], i: int) -> int:
     """
     start = i
     while start > 0 and start > i - 4 and _address_part(pieces[start - 1]):
+        if (
+            pieces[start - 1].raw.endswith((".", ":", ";", "!", "?"))
+            and len(pieces[start - 1].core) > 3
+        ):
+            break  # a sentence or a label ends before the address ("'HTTP 403'. Alamat: Jl.")
         start -= 1
     return start
 

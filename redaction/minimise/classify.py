@@ -71,6 +71,13 @@ _HANGUL_ENDINGS = (
 )  # fmt: skip
 
 
+_PERSON_NOUNS = (
+    "用户", "用戶", "客户", "客戶", "联系人", "聯絡人", "请联系", "請聯繫", "联系", "员工", "員工",
+    "同事", "收件人", "负责人", "負責人", "申请人", "持卡人", "姓名", "名字", "先生", "女士",
+    "经理", "老师", "同学", "担当", "担当者", "氏名", "名前",
+)  # fmt: skip
+"""Nouns for a person (Chinese and Japanese) after which a name follows: "用户李静"."""
+
 _AFTER_CHINESE_NAME = frozenset("的说是在先女同老经和给让")
 """Characters that follow a Chinese name: possessive, "says", "is", titles, "and", "for"."""
 
@@ -118,6 +125,8 @@ class Classifier:
         if not core:
             return "punct"
         if CJK.fullmatch(core):
+            if self._chinese_name_after_person_noun(pieces, i):
+                return "name"
             return self._classify_cjk(core)
         folded = core.casefold()
         if folded in self._vocab.technical or (self._known(folded) and not self._is_name(core)):
@@ -307,6 +316,34 @@ class Classifier:
                 return "drop"
         return "word"
 
+    def _chinese_name_after_person_noun(self, pieces: list[Piece], i: int) -> bool:
+        """True when a surname and a given name follow a noun for a person.
+
+        "测试用户李静的手机号", "联系人: 李娜", "请联系王芳": a noun such as 用户 (user),
+        联系人 (contact), 客户 (customer) or 请联系 (please contact), in this run or
+        ending the run before it across a colon, then a surname of the name lists and one
+        or two characters.
+        """
+        core = pieces[i].core
+        for noun in _PERSON_NOUNS:
+            at = core.find(noun)
+            while at >= 0:
+                rest = core[at + len(noun) :]
+                if len(rest) >= 2 and rest[0] in self._vocab.names:
+                    return True
+                at = core.find(noun, at + 1)
+        j = i - 1
+        while j >= 0 and not pieces[j].core and pieces[j].end >= pieces[i].start - 1:
+            j -= 1  # a colon between them ("联系人\uff1a李娜")
+        prev = pieces[j].core if j >= 0 else ""
+        return (
+            bool(prev)
+            and CJK.fullmatch(prev) is not None
+            and prev.endswith(_PERSON_NOUNS)
+            and 2 <= len(core) <= 3
+            and core[0] in self._vocab.names
+        )
+
     def _starts_with_chinese_name(self, core: str) -> bool:
         """True for a surname and a one- or two-character given name at the start of a run.
 
@@ -325,7 +362,10 @@ class Classifier:
             # ("王小明"), unless they are a very common word ("时出现": "出现", appear)
             alone = rest == "" and len(core) == 3 and core not in self._vocab.common
             rare_given = alone and name[1:] not in self._vocab.very_common
-            if given == 2 and name[1:] in self._vocab.common and not rare_given:
+            # a two-character given name that is a common word is one only before a
+            # particle ("王小明的资料"), and only when it is no very common word ("高性能的")
+            particle = rest[:1] in _AFTER_CHINESE_NAME and name[1:] not in self._vocab.very_common
+            if given == 2 and name[1:] in self._vocab.common and not (rare_given or particle):
                 continue
             if rest[:1] in _AFTER_CHINESE_NAME or (rest == "" and len(core) <= 3):
                 return True
@@ -539,8 +579,18 @@ class Classifier:
                 if not beside_name:
                     continue
                 core = piece.core
+                # a lower-case name beside a lower-case name goes too ("nguyen, thi hoa")
+                lower_name = (
+                    core.islower()
+                    and self._is_name(core)
+                    and any(n is not None and n.kind == "name" and n.core.islower() for n in near)
+                )
                 spreads = (
-                    piece.kind != "word" or any(c.isupper() for c in core) or caps_text or uncased
+                    piece.kind != "word"
+                    or any(c.isupper() for c in core)
+                    or caps_text
+                    or uncased
+                    or lower_name
                 )
                 if spreads and core.casefold() not in self._vocab.technical:
                     piece.kind = "name"

@@ -179,8 +179,10 @@ def _anchor_before(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
         return True  # "'… cannot join the meeting (5003)'": a message's own code
     if prev.kind != "tech":
         return False
-    if re.search(r"\d", core):
-        return True  # a number or code of the same message: "1062 (23000)", "HTTP/1.1 500"
+    if re.search(r"\d", core) and not re.fullmatch(r"\d{1,2}", core):
+        # a number or code of the same message: "1062 (23000)", "HTTP/1.1 500"; a number
+        # of one or two digits anchors nothing ("AB 12 345" is a plate)
+        return True
     if _product_word(vocab, core):
         return True  # "QuickBooks 2023", "Windows 2022", "FRITZ!Box 7590", "ISO 27001"
     before = pieces[i - 2] if i >= 2 else None

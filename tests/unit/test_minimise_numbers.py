@@ -95,3 +95,39 @@ def test_dotted_identifiers_of_terms_are_not_logins(
     out = sent(minimiser, text)
     for term in kept:
         assert term in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("小程序在iOS 17上闪退。联系人：周敏", "周敏"),
+        ("测试用户赵磊的手机号拿不到", "赵磊"),
+        ("请联系孙丽，Outlook 一直报错", "孙丽"),
+        ("Excelで生年月日「平成3年7月9日」を変換できません", "平成3年7月9日"),
+        ("生年月日は1986年11月3日です、Windows 11で動きません", "1986年11月3日"),
+        ("офис на бул. Черни връх 47, принтер Kyocera не печата", "47"),
+        ("ofisi iko Mtaa wa Kenyatta 12, Nairobi; Windows 10 haifanyi kazi", "Kenyatta"),
+        ("Adresa: Rruga e Durrësit 88, Tiranë; Outlook 2021 nuk hapet", "Durrësit"),
+        ("ოფისი: რუსთაველის გამზირი 12, თბილისი; Outlook არ მუშაობს", "12"),
+        ("my car is RT 44 812 and the parking app fails", "812"),
+    ],
+)
+def test_names_dates_and_addresses_in_more_forms_never_leave(
+    minimiser: Minimiser, text: str, secret: str
+) -> None:
+    assert secret not in sent(minimiser, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("小米路由器AX3000 报错误691，用户名和密码都对", ["小米路由器AX3000"]),
+        ("用户界面在高性能的模式下卡顿", ["用户界面"]),
+        ("API mengembalikan 'HTTP 403'. Alamat: Jl. Merdeka 5", ["HTTP 403"]),
+        ("2024年の Windows 11 で Excel が落ちる", ["Windows 11", "Excel"]),
+    ],
+)
+def test_their_look_alikes_are_kept(minimiser: Minimiser, text: str, kept: list[str]) -> None:
+    out = sent(minimiser, text)
+    for term in kept:
+        assert term in out, out
