@@ -23,6 +23,13 @@ _BARE = re.compile(r"[#(]?\d{3,}[)]?")
 """A bare number of 3+ digits, perhaps with a ``#`` or in brackets."""
 _PREFIXED = re.compile(r"([A-Z]{1,3})[\-\s]?(\d{4,})")
 """A number after a short capital prefix ("TN-20931", "AE7731904", "KB5034441")."""
+_PERSON_SHAPED = re.compile(r"[a-z]\d{4,}|[A-Za-z]{1,2}-\d{4,}(?:-\d{1,4})?|\d{4,}-[A-Za-z]{1,2}")
+"""Numbers in a person's shape: a login's letter, a plate's or member number's letters."""
+_PERSONAL_WORDS = word_set(
+    "cust customer client user usr uid acc acct account member mbr emp employee staff "
+    "subscriber sub patient student pupil id"
+)
+"""Words that make the number joined to them a person's ("cust#88213", "emp_4471")."""
 _STATUS = re.compile(r"[1-5]\d\d")
 """An HTTP or SMTP status: kept before its reason phrase or enhanced code."""
 _SMTP_STATUS = re.compile(r"\d\.\d+\.\d+")
@@ -137,7 +144,7 @@ def _needs_anchor(core: str) -> bool:
     vendor's error code ("TF400813", "NG8001", "YN0028"), with one letter and up to five
     digits a compiler's ("C1083"); more digits read as a document number ("AE7731904").
     """
-    if _BARE.fullmatch(core):
+    if _BARE.fullmatch(core) or _digits_mostly(core):
         return True
     prefixed = _PREFIXED.fullmatch(core)
     if prefixed is None:
@@ -148,6 +155,20 @@ def _needs_anchor(core: str) -> bool:
         return False
     joined = len(prefix) + len(digits) == len(core)
     return not (joined and len(digits) <= (6 if len(prefix) >= 2 else 5))
+
+
+def _digits_mostly(core: str) -> bool:
+    """True for a number of 4+ digits in a person's shape rather than a code's.
+
+    A lower-case letter joined to it ("u48213", a login), one or two letters hyphenated to
+    it ("A-4471-22", "7741-AB", plates and member numbers), or a word for a person joined
+    to it ("cust#88213", "emp_4471"). Model codes ("C9300-48P", "i7-13700K"), builds
+    ("24A5264n", "2024R1"), sizes ("600x600") and settings ("rc=-1908") are other shapes.
+    """
+    if _PERSON_SHAPED.fullmatch(core):
+        return True
+    words = [w.casefold() for w in re.findall(r"[^\W\d_]+", core)]
+    return bool(re.search(r"\d{4,}", core)) and any(w in _PERSONAL_WORDS for w in words)
 
 
 def _names_number(folded: str) -> bool:

@@ -32,6 +32,10 @@ def sent(minimiser: Minimiser, text: str) -> str:
         ("passport QZ8830147 rejected by the visa portal with error 403", "8830147"),
         ("document E7712094 is refused, the form shows 'Invalid format'", "7712094"),
         ("27, Rua Qualquer, the Glovo app cannot find the address", "27"),
+        ("the app crashes for u48213 on Android 14", "48213"),
+        ("the app crashes for A-4471-22 on Android 14", "4471"),
+        ("the app crashes for 7741-AB on Android 14", "7741"),
+        ("the app crashes for cust#88213 on Android 14", "88213"),
     ],
 )
 def test_a_number_with_no_technical_anchor_never_leaves(
@@ -58,6 +62,8 @@ def test_a_number_with_no_technical_anchor_never_leaves(
         ("hugo server --port 1313 and native_transport_port 9042", ["1313", "9042"]),
         ("old mode 100644 new mode 100755 in git diff", ["100644", "100755"]),
         ("Catalyst 9200 switch drops VLAN 100", ["Catalyst 9200", "VLAN 100"]),
+        ("Intel i7-13700K, C9300-48P and Gi1/0/24 on x86_64", ["i7-13700K", "C9300-48P"]),
+        ("macOS 15 build 24A5264n, release 2024R1, 600x600 pixels", ["24A5264n", "600x600"]),
     ],
 )
 def test_numbers_with_a_technical_anchor_are_kept(
