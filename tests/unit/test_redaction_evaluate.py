@@ -93,7 +93,7 @@ class TestSurvivingFragments:
     @pytest.mark.parametrize(
         ("value", "sent", "fragment"),
         [
-            ("李娜", "小程序在iOS 17上闪退。联系人：李娜", "李娜"),  # two characters, unspaced
+            ("李娜", "小程序在iOS 17上闪退。联系人：李娜", "李娜"),  # noqa: RUF001
             ("김민수", "김민수입니다 카카오톡 오류", "김민수"),  # a particle attached
             ("דנה", "לדנה יש בעיה ב-Outlook", "דנה"),  # a Hebrew prefix attached
         ],
