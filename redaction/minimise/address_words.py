@@ -52,10 +52,10 @@ STREET_WORDS = word_set(
     # Indonesian, Albanian, Maltese, Baltic, Slovene, Irish, Welsh, Basque, Icelandic,
     # Estonian, Turkic street words
     "бул. бул булевард бульвар шоссе переулок пер. проезд площадь пл. булевар улица "
-    "көшесі көше даңғылы гудамж өргөн_чөлөө mtaa barabara njia jalan jl. jln. lorong "
-    "rruga rr. bulevardi triq iela gatvė prospektas cesta ulica sráid bóthar heol ffordd "
-    "stryd kalea kale etorbidea stræti gata vegur tänav mnt. maantee küçəsi prospekti "
-    "ko'chasi ko\u02bbchasi caddesi"
+    "көшесі көше даңғылы гудамж өргөн_чөлөө mtaa barabara jalan jl. jln. lorong "
+    "rruga rr. bulevardi triq iela gatvė prospektas ulica sráid bóthar heol ffordd "
+    "stryd kalea etorbidea stræti vegur tänav mnt. maantee küçəsi prospekti "
+    "ko'chasi ko\u02bbchasi caddesi улице улицу переулке проспекте бульваре"
 )
 """Street words before the street's name, or on either side of it ("Calle Mayor 5",
 "ul. Marszałkowska 84", "12 rue des Lilas"): capitalised or abbreviated, near a number."""
@@ -71,8 +71,8 @@ or "Google Drive 85.0" is no address."""
 
 UNCASED_STREET_WORDS = (
     "רחוב", "شارع", "ถนน", "ซอย", "ქუჩა", "გამზირი", "შესახვევი", "փողոց", "պողոտա",
-    "சாலை", "தெரு", "மார்க்", "मार्ग", "गली", "रोड", "সড়ক", "রোড", "লেন", "පාර", "මාවත",
-    "ផ្លូវ", "ຖະໜົນ", "လမ်း", "خیابان", "کوچه", "بلوار", "መንገድ", "ጎዳና", "번지",
+    "சாலை", "தெரு", "मार्ग", "गली", "रोड", "সড়ক", "রোড", "මාවත", "ຖະໜົນ", "خیابان", "کوچه",
+    "بلوار", "መንገድ", "ጎዳና",
 )  # fmt: skip
 """Street words of uncased scripts (Hebrew, Arabic, Thai), found inside a piece."""
 
@@ -80,7 +80,8 @@ LOWER_STREET_WORDS = word_set(
     "rua calle avenida avenue rue boulevard viale piazza piazzale corso vicolo largo strada "
     "straße strasse gasse allee laan straat plein gracht kade caddesi sokak mahallesi ulica "
     "aleja plac osiedle rynek carrer paseo plaza camino impasse chemin allée quai praça "
-    "travessa estrada улица проспект вулиця náměstí ulice třída οδός οδό λεωφόρος λεωφόρο"
+    "travessa estrada улица проспект вулиця náměstí ulice třída οδός οδό λεωφόρος λεωφόρο "
+    "улице улицу переулок переулке проспекте бульвар бульваре булевард площади шоссе"
 )
 """Street words that start an address in lower case too ("rue des Lilas"); not "via" or "way"."""
 

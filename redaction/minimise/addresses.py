@@ -207,9 +207,12 @@ def _drop_clause(text: str, pieces: list[Piece], start: int) -> None:
     """Drop pieces from ``start`` to the end of the clause (at most 14 pieces)."""
     if start >= len(pieces):
         return
+    last = pieces[min(start + 14, len(pieces)) - 1].end  # no mark past the 14th piece counts
     end_at = len(text)
-    for m in _CLAUSE_END.finditer(text, pieces[start].start):
-        word = re.search(r"(?:^|\s)([^\W_]+)$", text[: m.start()])
+    for m in _CLAUSE_END.finditer(text, pieces[start].start, last + 1):
+        # the word before the mark, from a bounded window: the whole text before it, and
+        # every mark to the text's end, made "Jl. 5 " repeated cubic
+        word = re.search(r"(?:^|\s)([^\W_]+)$", text[max(0, m.start() - 40) : m.start()])
         abbreviation = word is not None and (
             len(word.group(1)) <= 2
             or word.group(1).casefold() in aw.ABBREVIATIONS

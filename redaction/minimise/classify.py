@@ -74,7 +74,8 @@ _HANGUL_ENDINGS = (
 _PERSON_NOUNS = (
     "用户", "用戶", "客户", "客戶", "联系人", "聯絡人", "请联系", "請聯繫", "联系", "员工", "員工",
     "同事", "收件人", "负责人", "負責人", "申请人", "持卡人", "姓名", "名字", "先生", "女士",
-    "经理", "老师", "同学", "担当", "担当者", "氏名", "名前",
+    "经理", "老师", "同学", "担当", "担当者", "氏名", "名前", "领导", "老板", "主管",
+    "工程师", "会员", "病人", "学生", "业务员", "客服", "医生", "护士",
 )  # fmt: skip
 """Nouns for a person (Chinese and Japanese) after which a name follows: "用户李静"."""
 
@@ -319,22 +320,22 @@ class Classifier:
     def _chinese_name_after_person_noun(self, pieces: list[Piece], i: int) -> bool:
         """True when a surname and a given name follow a noun for a person.
 
-        "测试用户李静的手机号", "联系人: 李娜", "请联系王芳": a noun such as 用户 (user),
-        联系人 (contact), 客户 (customer) or 请联系 (please contact), in this run or
-        ending the run before it across a colon, then a surname of the name lists and one
-        or two characters.
+        "测试用户李静的手机号", "联系人: 李娜", "请联系王芳", "老板刘强的": a noun such as
+        用户 (user), 联系人 (contact) or 老板 (boss), in this run or ending the run before
+        it across a colon, then a surname of the name lists and one or two characters that
+        are no common word with it ("用户管理界面", "请联系管理员" stay), ending the run or
+        before a particle (的, 说...).
         """
         core = pieces[i].core
         for noun in _PERSON_NOUNS:
             at = core.find(noun)
             while at >= 0:
-                rest = core[at + len(noun) :]
-                if len(rest) >= 2 and rest[0] in self._vocab.names:
+                if self._name_then_particle(core[at + len(noun) :]):
                     return True
                 at = core.find(noun, at + 1)
         j = i - 1
         while j >= 0 and not pieces[j].core and pieces[j].end >= pieces[i].start - 1:
-            j -= 1  # a colon between them ("联系人\uff1a李娜")
+            j -= 1  # a colon between them ("联系人: 李娜")
         prev = pieces[j].core if j >= 0 else ""
         return (
             bool(prev)
@@ -342,7 +343,21 @@ class Classifier:
             and prev.endswith(_PERSON_NOUNS)
             and 2 <= len(core) <= 3
             and core[0] in self._vocab.names
+            and core not in self._vocab.very_common
         )
+
+    def _name_then_particle(self, rest: str) -> bool:
+        """True when ``rest`` starts with a surname and a given name, then ends or a particle."""
+        if not rest or rest[0] not in self._vocab.names:
+            return False
+        very_common = self._vocab.very_common
+        for given in (2, 1):
+            name, tail = rest[: 1 + given], rest[1 + given :]
+            if len(name) < 1 + given or name in very_common or name[:2] in very_common:
+                continue  # "用户权限不足", "请联系管理员": 权限 and 管理 are words
+            if tail == "" or tail[0] in _AFTER_CHINESE_NAME:
+                return True
+        return False
 
     def _starts_with_chinese_name(self, core: str) -> bool:
         """True for a surname and a one- or two-character given name at the start of a run.
@@ -419,22 +434,38 @@ class Classifier:
         return True
 
     def _name_login(self, core: str) -> bool:
-        """True for a lower-case login made of a name: given name or initial, and surname.
+        """True when ``core`` holds a lower-case login made of a name.
 
-        "ana.petrov", "m_garcia42", "winter.bloom", "mohammed.al-farsi", "user=ana.petrov":
-        two to four parts joined by ``.``, ``_`` or ``-`` (perhaps after a ``key=`` and
-        before a number of up to four digits), two of them names of the lists (or one name
-        and an initial or a particle), none a technical term or a file extension.
+        A given name or initial and a surname joined by ``.`` or ``_`` (the surname may be
+        hyphenated: "al-farsi"), perhaps before a number of up to six digits, anywhere
+        between path, key and address separators: "ana.petrov", "m_garcia42",
+        "user=ana.petrov", "uid=ana.petrov,ou=people", "/home/ana.petrov/.ssh",
+        "ana.petrov@corp". Two of the parts must be names of the lists (or one a name and
+        one an initial or particle), none a technical term or a file extension; "karma-jasmine"
+        (a hyphen only) is no login.
         """
-        login = re.fullmatch(
-            r"(?:[a-z_]+=)?([^\W\d_]+(?:[._\-][^\W\d_]+){1,3})[._\-]?\d{0,4}", core
+        return any(
+            self._login_segment(segment) for segment in re.split(r"[/\\,@:=]+", core) if segment
         )
-        if login is None or core != core.lower():
+
+    def _login_segment(self, segment: str) -> bool:
+        login = re.fullmatch(
+            r"([^\W\d_]+(?:[._][^\W\d_]+(?:-[^\W\d_]+)?){1,3})[._\-]?\d{0,6}", segment
+        )
+        if login is None or segment != segment.lower():
             return False
-        parts = re.split(r"[._\-]", login.group(1))
-        if any(p in self._vocab.technical or p in _EXTENSIONS for p in parts):
+        parts = re.split(r"[._]", login.group(1))
+        words = [w for part in parts for w in part.split("-")]
+        if any(w in self._vocab.technical or w in _EXTENSIONS for w in words):
             return False
-        names = [p for p in parts if len(p) >= 2 and p not in PARTICLES and self._is_name(p)]
+        names = [
+            p for p in parts
+            if len(p) >= 2 and p not in PARTICLES
+            and (
+                any(self._is_name(w) for w in p.split("-") if w not in PARTICLES)
+                or p.split("-")[0] in PARTICLES  # "al-farsi", "van-dijk"
+            )
+        ]  # fmt: skip
         short = [p for p in parts if len(p) == 1 or p in PARTICLES]
         return len(names) >= 2 or (len(names) == 1 and bool(short) and len(parts) >= 2)
 

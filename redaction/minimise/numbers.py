@@ -56,8 +56,7 @@ NUMBER_NOUNS = word_set(
     "mysql postgres redis sp firmware bios driver kernel model series gen generation sdk jdk "
     "jre node python java php ruby go rust gcc clang llvm ticket case incident rule policy "
     "job task stage frame page pages table index chapter section figure errorcode statuscode "
-    "exitcode hresult msg message channel vlan slot irq ch returns returned return throws "
-    "threw gives gave shows showed got get gets getting received responds responded answers "
+    "exitcode hresult msg message channel vlan slot irq ch size buffer limit threshold count "
     "fehler fehlercode erreur código codigo errore codice fout foutcode błąd kod hata hatas\u0131 "
     "ошибка ошибки ошибку код помилка помилку σφάλμα κωδικός שגיאה קוד خطأ رمز त्रुटि कोड "
     "lỗi mã kesalahan kode virhe fel felkod fejl fejlkode feil feilkode chyba hiba eroare "
@@ -65,8 +64,15 @@ NUMBER_NOUNS = word_set(
     "versión versão versione versie wersja sürüm версия "
     "версии έκδοση גרסה إصدار संस्करण porta puerto poort порт"
 )
-"""Words that name or report the number after them: codes, ports, lines, versions, ids of
-things, "returns 404"."""
+"""Words that name the number after them: codes, ports, lines, versions, ids of things."""
+
+_REPORTING = word_set(
+    "returns returned return throws threw gives gave shows showed got get gets getting "
+    "received responds responded answers devuelve renvoie liefert zwraca retorna restituisce "
+    "geeft возвращает повертає döndürüyor 返回 报错 報錯 返す"
+)
+"""Words that report a status: they anchor an HTTP or SMTP status only ("returns 404"), not
+any number ("shows 1979 as my birth year")."""
 
 _NOUN_STEMS = (
     "error", "erro", "fehler", "erreur", "ошибк", "помилк", "błęd", "hata", "códig", "codic",
@@ -78,9 +84,11 @@ _NOUN_STEMS = (
 
 _CJK_NOUN_ENDINGS = (
     "错误", "錯誤", "代码", "代碼", "错误码", "端口", "版本", "エラー", "コード", "ポート",
-    "バージョン", "番号", "行", "号",
+    "バージョン", "番号", "行", "号", "码", "碼", "番",
 )  # fmt: skip
 """Endings of a Chinese or Japanese run that name the number after it."""
+_CJK_VERBS = ("返回", "报错", "報錯", "返す")
+"""Endings of a Chinese or Japanese run that report a status ("nginx 返回 404")."""
 
 UNITS = word_set(
     "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours day days "
@@ -174,8 +182,13 @@ def _digits_mostly(core: str) -> bool:
 def _names_number(folded: str) -> bool:
     """True for a word that names or reports the number after it (any inflection)."""
     folded = folded.strip(":=#-")
-    last = re.split(r"[_.]", folded)[-1]  # "native_transport_port 9042"
-    return folded in NUMBER_NOUNS or last in NUMBER_NOUNS or folded.startswith(_NOUN_STEMS)
+    last = re.split(r"[_.]", folded)[-1]  # "native_transport_port 9042", "interval.ms 300000"
+    return (
+        folded in NUMBER_NOUNS
+        or last in NUMBER_NOUNS
+        or (last != folded and last in UNITS)
+        or folded.startswith(_NOUN_STEMS)
+    )
 
 
 def _anchor_before(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
@@ -189,7 +202,8 @@ def _anchor_before(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
         return False  # a new clause: "…, 1234"
     core = prev.core
     folded = core.casefold()
-    if _names_number(folded):
+    status = _STATUS.fullmatch(piece.core) is not None
+    if _names_number(folded) or (status and (folded in _REPORTING or core.endswith(_CJK_VERBS))):
         return True
     if CJK.fullmatch(core):
         return core.endswith(_CJK_NOUN_ENDINGS)
@@ -204,8 +218,11 @@ def _anchor_before(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
         # a number or code of the same message: "1062 (23000)", "HTTP/1.1 500"; a number
         # of one or two digits anchors nothing ("AB 12 345" is a plate)
         return True
-    if _product_word(vocab, core):
-        return True  # "QuickBooks 2023", "Windows 2022", "FRITZ!Box 7590", "ISO 27001"
+    if _product_word(vocab, core) or (_model_word(vocab, core) and len(piece.core) <= 4):
+        # "QuickBooks 2023", "Windows 2022", "FRITZ!Box 7590", "ISO 27001"; a capitalised
+        # common word only before a model number or year ("Excel 2019", "Catalyst 9200"),
+        # not before an id of five digits or more ("Order 55123", "Postcode 90210")
+        return True
     before = pieces[i - 2] if i >= 2 else None
     return (  # "SQL Server 2019": the second word of a product named by a known first one
         before is not None
@@ -220,9 +237,15 @@ def _product_word(vocab: Vocabulary, core: str) -> bool:
     folded = core.casefold()
     return (
         (folded in vocab.technical and len(core) >= 3)
-        or (core.istitle() and len(core) >= 4 and folded not in vocab.names)
         or re.search(r"[a-z][A-Z]|[A-Za-z][!+&][A-Za-z]", core) is not None
         or (core.isupper() and core.isalpha() and len(core) >= 3)
+    )
+
+
+def _model_word(vocab: Vocabulary, core: str) -> bool:
+    """True for a capitalised word of 4+ letters that is no name ("Excel", "Catalyst")."""
+    return (
+        core.istitle() and core.isalpha() and len(core) >= 4 and core.casefold() not in vocab.names
     )
 
 

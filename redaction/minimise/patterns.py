@@ -43,8 +43,9 @@ _DATE = re.compile(
     # year, month and day written with CJK units ("1985年4月12日", "1990년 3월 5일"), and a
     # Vietnamese or Thai spelled-out date ("ngày 3 tháng 3 năm 1988")
     r"|(?:19|20)\d{2}\s*[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]?"
-    # a Japanese era year ("昭和60年4月1日", "平成元年"), or any year with month and day
-    r"|(?:明治|大正|昭和|平成|令和)\s*(?:\d{1,2}|元)\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?"
+    # a Japanese era year with its month ("昭和60年4月1日"; "令和5年分", a tax year, is
+    # no date of birth), or any year with month and day
+    r"|(?:明治|大正|昭和|平成|令和)\s*(?:\d{1,2}|元)\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?"
     r"|\d{1,4}\s*[年년]\s*\d{1,2}\s*[月월]\s*\d{1,2}\s*[日일]"
     r"|\d{1,2}\s+tháng\s+\d{1,2}(?:\s*(?:năm|,)\s*(?:19|20)\d{2})"
 )

@@ -54,6 +54,18 @@ GONE = {
         ("ოფისი: რუსთაველის გამზირი 12, თბილისი; Outlook არ მუშაობს", "12"),
         ("my car is RT 44 812 and the parking app fails", "812"),
     ],
+    "review_leaks": [
+        ("I need a refund, Order 55123 was charged twice", "55123"),
+        ("my Postcode 90210 is not accepted", "90210"),
+        ("I got 48213 as my customer number", "48213"),
+        ("The bank app shows 1979 as my birth year", "1979"),
+        ("ssh fails: /home/ana.petrov/.ssh/id_rsa is ignored", "petrov"),
+        ("LDAP search for uid=ana.petrov,ou=people returns nothing", "petrov"),
+        ("Okta loops for ana.petrov@corp after the SAML change", "petrov"),
+        ("我们领导王建国的电脑打不开 Outlook", "王建国"),
+        ("老板刘强的 Excel 一直崩溃", "刘强"),
+        ("я живу на улице Ленина 5, Wi-Fi не работает", "Ленина"),
+    ],
 }
 """Questions and a personal value that must not reach the provider, by rule."""
 
@@ -88,6 +100,17 @@ KEPT = {
         ("API mengembalikan 'HTTP 403'. Alamat: Jl. Merdeka 5", ["HTTP 403"]),
         ("2024年の Windows 11 で Excel が落ちる", ["Windows 11", "Excel"]),
     ],
+    "review_damage": [
+        ("请联系管理员 Outlook 无法登录", ["管理员"]),
+        ("用户管理界面打不开 Windows 11", ["用户管理界面"]),
+        ("用户权限不足 无法安装 Office", ["用户权限不足"]),
+        ("nginx 返回 404 怎么办, Docker 容器退出码 137", ["404", "137"]),
+        ("сервер возвращает 502, nginx devuelve 503", ["502", "503"]),
+        ("max.poll.interval.ms 300000 in Kafka", ["300000"]),
+        ("npm install karma-jasmine fails", ["karma-jasmine"]),
+        ("令和5年分の確定申告でe-Taxがエラー", ["令和5年分"]),
+        ("Njia 3 za kurekebisha Windows 11 error", ["Windows 11"]),
+    ],
 }
 """Questions and the technical terms that must still leave, by rule."""
 
@@ -116,3 +139,12 @@ def test_technical_terms_are_kept(minimiser: Minimiser, text: str, kept: list[st
     out = sent(minimiser, text)
     for term in kept:
         assert term in out, out
+
+
+def test_a_run_of_abbreviated_street_words_is_not_cubic(minimiser: Minimiser) -> None:
+    import time
+
+    started = time.perf_counter()
+    out = minimiser.minimise("Jl. 5 " * 3400).text  # 20,400 characters
+    assert time.perf_counter() - started < 5.0  # over 15 minutes before the bounded scan
+    assert "5" not in out
