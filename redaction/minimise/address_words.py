@@ -122,7 +122,8 @@ STREET_ARTICLES = word_set("der dem den die het de")
 
 ABBREVIATIONS = word_set(
     "str ave avda blvd rd dr ln st apt dpto whg nr no pl os al ul bd cad sok cres sq ter "
-    "pkwy hwy cir trl av vul ул кв пр бул пер пл jl jln rr mnt"
+    "pkwy hwy cir trl av vul ул кв пр бул пер пл jl jln rr mnt вул пров просп int apto esc izq "
+    "dcha piso lok"
 )
 """Abbreviations whose full stop does not end an address clause ("Hauptstr. 7a, Köln")."""
 

@@ -398,6 +398,12 @@ class Classifier:
             return "drop"  # an id-like run of digits inside a code ("T22000129")
         if re.fullmatch(r"[A-Z0-9]{8,12}", core) and len(_SHIFTS.findall(core)) >= 5:
             return "drop"  # "C01X00T47", "C4J9K7L2M": a passport or document number
+        if (
+            re.fullmatch(r"[A-Z0-9]{6}", core)
+            and len(_SHIFTS.findall(core)) >= 3
+            and sum(c.isdigit() for c in core) >= 2
+        ):
+            return "drop"  # "QX7T2P", "4T7QXZ": a booking reference (six characters), not "D3D11"
         login = re.fullmatch(r"([^\W\d_]{4,})[._\-]?(\d{1,4})", core)
         if login and not self._word_known(login.group(1)) and not core.isupper():
             return "drop"  # "jdoe42", "mkowalski_88": a login, unless its word is known

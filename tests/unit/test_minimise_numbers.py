@@ -65,6 +65,10 @@ GONE = {
         ("我们领导王建国的电脑打不开 Outlook", "王建国"),
         ("老板刘强的 Excel 一直崩溃", "刘强"),
         ("я живу на улице Ленина 5, Wi-Fi не работает", "Ленина"),
+        ("Indirizzo: Via dei Mille 23, int. 7, 80121 Napoli - Poste app errore 500", "7"),
+        ("адреса: вул. Хрещатик, 22, кв. 5, Київ; Нова Пошта не працює", "Хрещатик"),
+        ("Reservation code QX7T2P for the airline app fails", "QX7T2P"),
+        ("booking ref 4T7QXZ cannot check in with the easyJet app", "4T7QXZ"),
     ],
 }
 """Questions and a personal value that must not reach the provider, by rule."""
@@ -110,6 +114,7 @@ KEPT = {
         ("npm install karma-jasmine fails", ["karma-jasmine"]),
         ("令和5年分の確定申告でe-Taxがエラー", ["令和5年分"]),
         ("Njia 3 za kurekebisha Windows 11 error", ["Windows 11"]),
+        ("D3D11 and RX6800 on a WD22TB4 dock", ["D3D11", "RX6800", "WD22TB4"]),
     ],
 }
 """Questions and the technical terms that must still leave, by rule."""
