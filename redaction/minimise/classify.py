@@ -59,6 +59,9 @@ _EXTENSIONS = word_set(
     "service socket timer plist reg vhdx vmdk img bin efi git"
 )
 
+_BANTU_PREFIX = re.compile(r"(?:ngu|ngo|kwa|ku|ka|no|na|u)([A-Z][a-z]{2,})")
+"""A Zulu or Xhosa class prefix joined to a capitalised word: a name ("nguThandiwe")."""
+
 _PERSONAL_KEYS = word_set(
     "id uid user username login customer client account member phone tel mobile card iban "
     "ssn email mail name"
@@ -163,6 +166,9 @@ class Classifier:
             return "punct"
         if not all(is_cased_script(c) for c in letters):
             return self._classify_uncased(core)
+        bantu = _BANTU_PREFIX.fullmatch(core)
+        if bantu and not self._word_known(bantu.group(1)):
+            return "name"  # "nguThandiwe", "uSipho": a Nguni class prefix before a name
         if is_camel(core) and not name_shaped(core):
             return "tech"
         if core.isupper() and len(letters) >= 2 and not caps_text:

@@ -69,6 +69,7 @@ GONE = {
         ("адреса: вул. Хрещатик, 22, кв. 5, Київ; Нова Пошта не працює", "Хрещатик"),
         ("Reservation code QX7T2P for the airline app fails", "QX7T2P"),
         ("booking ref 4T7QXZ cannot check in with the easyJet app", "4T7QXZ"),
+        ("Sawubona, igama lami nguThandiwe; i-Outlook ayisebenzi", "Thandiwe"),
     ],
 }
 """Questions and a personal value that must not reach the provider, by rule."""
