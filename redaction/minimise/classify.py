@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 
+from redaction.minimise.chinese_names import name_after_person_noun, starts_with_chinese_name
 from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
+from redaction.minimise.logins import name_login
 from redaction.minimise.pieces import (
     CJK,
     PARTICLES,
@@ -74,18 +76,6 @@ _HANGUL_ENDINGS = (
 )  # fmt: skip
 
 
-_PERSON_NOUNS = (
-    "用户", "用戶", "客户", "客戶", "联系人", "聯絡人", "请联系", "請聯繫", "联系", "员工", "員工",
-    "同事", "收件人", "负责人", "負責人", "申请人", "持卡人", "姓名", "名字", "先生", "女士",
-    "经理", "老师", "同学", "担当", "担当者", "氏名", "名前", "领导", "老板", "主管",
-    "工程师", "会员", "病人", "学生", "业务员", "客服", "医生", "护士",
-)  # fmt: skip
-"""Nouns for a person (Chinese and Japanese) after which a name follows: "用户李静"."""
-
-_AFTER_CHINESE_NAME = frozenset("的说是在先女同老经和给让")
-"""Characters that follow a Chinese name: possessive, "says", "is", titles, "and", "for"."""
-
-
 class Classifier:
     """Classifies the pieces of one question.
 
@@ -129,7 +119,7 @@ class Classifier:
         if not core:
             return "punct"
         if CJK.fullmatch(core):
-            if self._chinese_name_after_person_noun(pieces, i):
+            if name_after_person_noun(self._vocab, pieces, i):
                 return "name"
             return self._classify_cjk(core)
         folded = core.casefold()
@@ -152,7 +142,7 @@ class Classifier:
         domain = _DOMAIN_USER.fullmatch(core)
         if domain and not self._word_known(domain.group(1)):
             return "drop"  # "CORP\\jsmith", "DESKTOP-7Q2L\\chenwei": a Windows logon name
-        if self._name_login(core):
+        if name_login(self._vocab, core, _EXTENSIONS):
             return "drop"  # "ana.petrov", "m_garcia42", "user=amelie.rousseau2": a login
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
@@ -308,7 +298,7 @@ class Classifier:
         """
         if any(cue in core for cue in CJK_NAME_CUES):
             return "name"  # "…と申します", "我叫…": a name is introduced here
-        if self._starts_with_chinese_name(core):
+        if starts_with_chinese_name(self._vocab, core):
             return "name"
         pos, longest = 0, self._vocab.longest_cjk
         while pos < len(core):
@@ -322,75 +312,6 @@ class Classifier:
             else:
                 return "drop"
         return "word"
-
-    def _chinese_name_after_person_noun(self, pieces: list[Piece], i: int) -> bool:
-        """True when a surname and a given name follow a noun for a person.
-
-        "测试用户李静的手机号", "联系人: 李娜", "请联系王芳", "老板刘强的": a noun such as
-        用户 (user), 联系人 (contact) or 老板 (boss), in this run or ending the run before
-        it across a colon, then a surname of the name lists and one or two characters that
-        are no common word with it ("用户管理界面", "请联系管理员" stay), ending the run or
-        before a particle (的, 说...).
-        """
-        core = pieces[i].core
-        for noun in _PERSON_NOUNS:
-            at = core.find(noun)
-            while at >= 0:
-                if self._name_then_particle(core[at + len(noun) :]):
-                    return True
-                at = core.find(noun, at + 1)
-        j = i - 1
-        while j >= 0 and not pieces[j].core and pieces[j].end >= pieces[i].start - 1:
-            j -= 1  # a colon between them ("联系人: 李娜")
-        prev = pieces[j].core if j >= 0 else ""
-        return (
-            bool(prev)
-            and CJK.fullmatch(prev) is not None
-            and prev.endswith(_PERSON_NOUNS)
-            and 2 <= len(core) <= 3
-            and core[0] in self._vocab.names
-            and core not in self._vocab.very_common
-        )
-
-    def _name_then_particle(self, rest: str) -> bool:
-        """True when ``rest`` starts with a surname and a given name, then ends or a particle."""
-        if not rest or rest[0] not in self._vocab.names:
-            return False
-        very_common = self._vocab.very_common
-        for given in (2, 1):
-            name, tail = rest[: 1 + given], rest[1 + given :]
-            if len(name) < 1 + given or name in very_common or name[:2] in very_common:
-                continue  # "用户权限不足", "请联系管理员": 权限 and 管理 are words
-            if tail == "" or tail[0] in _AFTER_CHINESE_NAME:
-                return True
-        return False
-
-    def _starts_with_chinese_name(self, core: str) -> bool:
-        """True for a surname and a one- or two-character given name at the start of a run.
-
-        "王小明的 iPhone", "李华说", a lone "张伟": a single-character surname of the name
-        lists, then one or two characters that do not make a common word with it, then the
-        end of the run or a particle ("的", "说", "是", "先生"...). "高性能的" is a word, and
-        so is "时出现" (a two-character given name must not be a word itself).
-        """
-        if len(core) < 2 or len(core[0]) != 1 or core[0] not in self._vocab.names:
-            return False
-        for given in (2, 1):
-            name, rest = core[: 1 + given], core[1 + given :]
-            if len(name) < 1 + given or name in self._vocab.common:
-                continue
-            # a lone three-character run whose last two make a rarer word is still a name
-            # ("王小明"), unless they are a very common word ("时出现": "出现", appear)
-            alone = rest == "" and len(core) == 3 and core not in self._vocab.common
-            rare_given = alone and name[1:] not in self._vocab.very_common
-            # a two-character given name that is a common word is one only before a
-            # particle ("王小明的资料"), and only when it is no very common word ("高性能的")
-            particle = rest[:1] in _AFTER_CHINESE_NAME and name[1:] not in self._vocab.very_common
-            if given == 2 and name[1:] in self._vocab.common and not (rare_given or particle):
-                continue
-            if rest[:1] in _AFTER_CHINESE_NAME or (rest == "" and len(core) <= 3):
-                return True
-        return False
 
     def _classify_digits(self, core: str) -> str:
         code = re.fullmatch(r"([A-Z]{2,})-?\d{5,8}", core)
@@ -444,42 +365,6 @@ class Classifier:
             ):
                 return False
         return True
-
-    def _name_login(self, core: str) -> bool:
-        """True when ``core`` holds a lower-case login made of a name.
-
-        A given name or initial and a surname joined by ``.`` or ``_`` (the surname may be
-        hyphenated: "al-farsi"), perhaps before a number of up to six digits, anywhere
-        between path, key and address separators: "ana.petrov", "m_garcia42",
-        "user=ana.petrov", "uid=ana.petrov,ou=people", "/home/ana.petrov/.ssh",
-        "ana.petrov@corp". Two of the parts must be names of the lists (or one a name and
-        one an initial or particle), none a technical term or a file extension; "karma-jasmine"
-        (a hyphen only) is no login.
-        """
-        return any(
-            self._login_segment(segment) for segment in re.split(r"[/\\,@:=]+", core) if segment
-        )
-
-    def _login_segment(self, segment: str) -> bool:
-        login = re.fullmatch(
-            r"([^\W\d_]+(?:[._][^\W\d_]+(?:-[^\W\d_]+)?){1,3})[._\-]?\d{0,6}", segment
-        )
-        if login is None or segment != segment.lower():
-            return False
-        parts = re.split(r"[._]", login.group(1))
-        words = [w for part in parts for w in part.split("-")]
-        if any(w in self._vocab.technical or w in _EXTENSIONS for w in words):
-            return False
-        names = [
-            p for p in parts
-            if len(p) >= 2 and p not in PARTICLES
-            and (
-                any(self._is_name(w) for w in p.split("-") if w not in PARTICLES)
-                or p.split("-")[0] in PARTICLES  # "al-farsi", "van-dijk"
-            )
-        ]  # fmt: skip
-        short = [p for p in parts if len(p) == 1 or p in PARTICLES]
-        return len(names) >= 2 or (len(names) == 1 and bool(short) and len(parts) >= 2)
 
     def _login_with_number(self, core: str) -> bool:
         """True for a lower-case login of words and a name, then two digits or a year.

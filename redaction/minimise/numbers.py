@@ -7,9 +7,10 @@ question's bare numbers nearly always sit next to what they count: a noun that n
 ("error 1030", "port 8080", "exit code 137", "Fehler 0x…", "エラー 401"), a product before
 its version ("SQL Server 2019"), a unit after them ("300 ms", "512 MB"), or another number
 of the same message ("ERROR 1062 (23000)"). So the rule is positive: such a number leaves
-only with one of those anchors beside it, whatever else it looks like. A number with
-letters or dots ("KB5034441", "22.04", "0x80070005") is not bare and is classified as
-before (:mod:`~redaction.minimise.classify`).
+only with one of those anchors beside it, whatever else it looks like. So do numbers in a
+person's shape though not bare ("TN-20931", "u48213", "cust#88213"); versions, hex, and
+public codes ("22.04", "0x80070005", "KB5034441", "LNK2019") are classified as before
+(:mod:`~redaction.minimise.classify`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ NUMBER_NOUNS = word_set(
     "revision kb cve rfc iso iec pep jep jsr ieee din itu step row column col offset timeout "
     "sqlstate signal sig event id uid gid ssh tcp udp ftp smtp imap pop3 dns ldap rdp vnc "
     "mysql postgres redis sp firmware bios driver kernel model series gen generation sdk jdk "
-    "jre node python java php ruby go rust gcc clang llvm ticket case incident rule policy "
+    "jre node python java php ruby go rust gcc clang llvm ticket case incident rule "
     "job task stage frame page pages table index chapter section figure errorcode statuscode "
     "exitcode hresult msg message channel vlan slot irq ch size buffer limit threshold count "
     "fehler fehlercode erreur código codigo errore codice fout foutcode błąd kod hata hatas\u0131 "
