@@ -31,6 +31,7 @@ _PERSONAL_WORDS = word_set(
     "subscriber sub patient student pupil id"
 )
 """Words that make the number joined to them a person's ("cust#88213", "emp_4471")."""
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _STATUS = re.compile(r"[1-5]\d\d")
 """An HTTP or SMTP status: kept before its reason phrase or enhanced code."""
 _SMTP_STATUS = re.compile(r"\d\.\d+\.\d+")
@@ -141,7 +142,7 @@ def _personal_number(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
     if core.isdigit() and _beside_dropped_word(vocab, pieces, i):
         return True
     return _needs_anchor(core) and not (
-        _anchor_before(vocab, pieces, i) or _anchor_after(pieces, i)
+        _anchor_before(vocab, pieces, i) or _anchor_after(vocab, pieces, i)
     )
 
 
@@ -250,8 +251,8 @@ def _model_word(vocab: Vocabulary, core: str) -> bool:
     )
 
 
-def _anchor_after(pieces: list[Piece], i: int) -> bool:
-    """True when a unit, an HTTP reason phrase or a dotted status code follows directly."""
+def _anchor_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
+    """True when a unit, a version, a product after a year or an HTTP reason follows."""
     if i + 1 >= len(pieces):
         return False
     nxt, piece = pieces[i + 1], pieces[i]
@@ -262,6 +263,8 @@ def _anchor_after(pieces: list[Piece], i: int) -> bool:
         return True  # "300 ms", "4096 tokens", "50000 端口"
     if nxt.kind == "tech" and re.fullmatch(r"\d+(?:\.\d+)+", nxt.core):
         return True  # "Visual Studio 2022 17.9.6": an edition before its version
+    if _YEAR.fullmatch(piece.core) and nxt.kind == "tech" and _product_word(vocab, nxt.core):
+        return True  # "the 2022 FIFA World Cup", "a 2023 MacBook": a year before what it dates
     status = _STATUS.fullmatch(piece.core) is not None
     return status and (folded in _REASONS or bool(_SMTP_STATUS.fullmatch(nxt.core)))
 
