@@ -507,18 +507,8 @@ class Classifier:
                 if not beside_name:
                     continue
                 core = piece.core
-                # a lower-case name beside a lower-case name goes too ("nguyen, thi hoa")
-                lower_name = (
-                    core.islower()
-                    and self._is_name(core)
-                    and any(n is not None and n.kind == "name" and n.core.islower() for n in near)
-                )
                 spreads = (
-                    piece.kind != "word"
-                    or any(c.isupper() for c in core)
-                    or caps_text
-                    or uncased
-                    or lower_name
+                    piece.kind != "word" or any(c.isupper() for c in core) or caps_text or uncased
                 )
                 if spreads and core.casefold() not in self._vocab.technical:
                     piece.kind = "name"
