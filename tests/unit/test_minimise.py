@@ -15,11 +15,6 @@ from redaction.egress import MinimisingRedactor
 from redaction.minimise import Minimiser, load_vocabulary
 
 
-@pytest.fixture(scope="module")
-def minimiser() -> Minimiser:
-    return Minimiser(load_vocabulary())
-
-
 class _Echo:
     """A stand-in second layer that records what reached it."""
 

@@ -15,11 +15,6 @@ from redaction.egress import MinimisingRedactor
 from redaction.minimise import Minimiser, load_vocabulary
 
 
-@pytest.fixture(scope="module")
-def minimiser() -> Minimiser:
-    return Minimiser(load_vocabulary())
-
-
 def assert_kept(minimiser: Minimiser, text: str, kept: list[str]) -> None:
     """Every term of ``kept`` is in what leaves for ``text``."""
     out = minimiser.minimise(text).text

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from redaction.minimise import Minimiser, load_vocabulary
-
-
-@pytest.fixture(scope="module")
-def minimiser() -> Minimiser:
-    return Minimiser(load_vocabulary())
+from redaction.minimise import Minimiser
 
 
 def sent(minimiser: Minimiser, text: str) -> str:
