@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from pipeline.conflicts import SourceTrust, asked_aspect, quantities, word_values
 from pipeline.documents import Document
+from pipeline.passages import About, passages, unwarned
 from pipeline.values import Claim, Turn
 
 _TERM = re.compile(
@@ -118,9 +119,10 @@ def unvouched(
         if aspect is not None:  # "It is minimal.": the asked value, written as a word
             given |= {f"word:{w}": v for w, v in word_values(claim["text"], aspect).items()}
         for key, written in given.items():
-            if key in asked or any(r.states(key) for r, rank in ranked if rank >= level):
+            about = About.of(question, claim["text"], written, is_name=key.startswith("term:"))
+            if key in asked or any(r.states(key, about) for r, rank in ranked if rank >= level):
                 continue
-            stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key))
+            stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key, about))
             return Unvouched(written, claim["text"], stating, level)
     return None
 
@@ -139,21 +141,33 @@ def recallable(turn: Turn, trust: SourceTrust, level: int | None) -> bool:
 
 
 class _Read:
-    """A source read once for the facts it states."""
+    """A source read once, passage by passage (:func:`pipeline.passages.passages`)."""
 
     def __init__(self, doc: Document, aspect: str | None) -> None:
-        text = _plain(doc["text"])
         self.locator = doc["locator"]
+        self.passages = [_Passage(p, aspect) for p in passages(_plain(doc["text"]))]
+
+    def states(self, key: str, about: About) -> bool:
+        """True when a passage of the source about ``about`` states the fact ``key``."""
+        return any(p.states(key) and about.is_subject_of(p.text) for p in self.passages)
+
+
+class _Passage:
+    """One passage read for the facts it states."""
+
+    def __init__(self, text: str, aspect: str | None) -> None:
+        self.text = text
         self.quantities = quantities(text).keys()
         self.words = word_values(text, aspect).keys() if aspect else frozenset()
-        self.folded = _term_key(text)[5:]
-        self.text = text
+        self.commands = unwarned(text)
+        self.folded = _term_key(self.commands)[5:]
 
     def states(self, key: str) -> bool:
-        """True when the source states the fact ``key``.
+        """True when the passage states the fact ``key``.
 
-        A quantity among its quantities; a term anywhere in it, whole; a value written as a
-        word as a value of the asked aspect (an enum word also anywhere, whole).
+        A quantity among its quantities; a term or flag whole, outside a sentence that
+        warns against it; a value written as a word as a value of the asked aspect (an
+        enum word also anywhere, whole).
         """
         kind, _, term = key.partition(":")
         if kind == "word":
@@ -161,7 +175,7 @@ class _Read:
             return term in self.words or (enum and self._whole(term, self.folded))
         if kind not in ("term", "flag"):
             return key in self.quantities
-        return self._whole(term, self.folded if kind == "term" else self.text)
+        return self._whole(term, self.folded if kind == "term" else self.commands)
 
     @staticmethod
     def _whole(term: str, text: str) -> bool:

@@ -141,7 +141,10 @@ def test_a_value_written_as_a_word_is_vouched_only_by_a_source_that_gives_it() -
     question = "What is the default wal_level?"
     for manual_text, vouched in [
         ("wal_level (enum): the default value is `replica`.", False),
-        ("With minimal, no archiving is possible; the default value is minimal.", True),
+        (
+            "wal_level (enum)\n\nWith minimal, no archiving is possible; the default is minimal.",
+            True,
+        ),
     ]:
         sources = {"wiki/a.md": wiki, "manual/b.md": doc("manual/b.md", manual_text)}
         found = unvouched(question, [claim("It is minimal.")], sources, TRUST, 3)
@@ -159,3 +162,50 @@ def test_an_earlier_answer_is_recalled_only_when_every_source_it_cites_vouches()
     assert recallable(turn("wiki/a.md"), TRUST, None)
     assert recallable(turn("manual/b.md"), TRUST, 3)
     assert not recallable(turn("manual/b.md", "wiki/a.md"), TRUST, 3)
+
+
+def test_a_trusted_source_vouches_only_where_it_speaks_of_the_same_setting() -> None:
+    """The manual's "64" of another setting does not vouch for a wiki's "64" of this one."""
+    wiki = doc("wiki/a.md", "autovacuum_max_workers defaults to 64.")
+    question = "What is the default of autovacuum_max_workers?"
+    for manual_text, vouched in [
+        ("## max_locks_per_transaction (integer)\n\nThe default is 64.", False),
+        ("| Setting | Default |\n|---|---|\n| `max_locks_per_transaction` | 64 |", False),
+        ("## autovacuum_max_workers\n\nThe default is three.\n\n## max_locks\n\nIt is 64.", False),
+        ("## autovacuum_max_workers (integer)\n\nThe default is 64.", True),
+        ("| Setting | Default |\n|---|---|\n| `autovacuum_max_workers` | 64 |", True),
+        ("- `work_mem`: 4MB\n- `autovacuum_max_workers`: 64", True),
+    ]:
+        sources = {"wiki/a.md": wiki, "manual/b.md": doc("manual/b.md", manual_text)}
+        found = unvouched(question, [claim("It is 64.")], sources, TRUST, 3)
+        assert (found is None) is vouched, manual_text
+    listed = {"manual/b.md": doc("manual/b.md", "- `autovacuum_max_workers`: 3\n- `x_y`: 64")}
+    assert unvouched(question, [claim("It is 64.")], listed, TRUST, 3) is not None
+
+
+def test_without_a_name_the_passage_must_share_the_claims_words() -> None:
+    question = "Which TCP port does the server listen on by default?"
+    for manual_text, vouched in [
+        ("The TCP port the server listens on; 5433 by default.", True),
+        ("Replication slots: up to 5433 of them.", False),
+    ]:
+        sources = {"manual/b.md": doc("manual/b.md", manual_text)}
+        found = unvouched(question, [claim("It listens on 5433.")], sources, TRUST, 3)
+        assert (found is None) is vouched, manual_text
+    release = {
+        "manual/b.md": doc("manual/b.md", "| Version | Released |\n|--|--|\n| 17 | 2024-09-26 |")
+    }
+    assert unvouched("When was PostgreSQL 17 released?", [claim("On 2024-09-26.")], release,
+                     TRUST, 3) is None  # fmt: skip
+
+
+def test_a_trusted_source_that_warns_against_a_command_does_not_vouch_for_it() -> None:
+    question = "How do I stop the server quickly?"
+    for manual_text, command, vouched in [
+        ("Use it in emergencies only; never use `kill -KILL` on it.", "kill -KILL", False),
+        ("Do not run `pg_resetwal -f` on a running cluster.", "pg_resetwal -f", False),
+        ("Run `pg_ctl stop -m immediate` in an emergency.", "pg_ctl stop -m immediate", True),
+    ]:
+        sources = {"manual/b.md": doc("manual/b.md", manual_text)}
+        found = unvouched(question, [claim(f"Run `{command}`.")], sources, TRUST, 3)
+        assert (found is None) is vouched, manual_text
