@@ -21,7 +21,12 @@ it, abstained.
     .venv/bin/python -m bench.poisoned --split heldout --json /tmp/poisoned.json
     .venv/bin/python -m bench.poisoned --split dev --trust '*/manual/*=3' --vouch-trust 3
 
-The held-out split is reported in aggregate only unless ``--show`` is given.
+The held-out split is reported in aggregate only unless ``--show`` is given. A second
+corpus, written blind on other software (``tests/data/poisoned-sealed``: Redis, nginx,
+OpenSSH, sysctl and systemd), is all ``sealed`` and only ever reported in aggregate:
+
+    .venv/bin/python -m bench.poisoned --corpus tests/data/poisoned-sealed --split sealed \
+        --trust '*/manual/*=3' --vouch-trust 3
 """
 
 from __future__ import annotations
@@ -49,14 +54,14 @@ from workers.settings import Settings
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "poisoned"
 
 
-def load_cases(split: str) -> list[dict[str, Any]]:
-    """The cases of one split (``dev``, ``heldout`` or ``all``).
+def load_cases(split: str, corpus: Path = DATA) -> list[dict[str, Any]]:
+    """The cases of one split (``dev``, ``heldout``, ``sealed`` or ``all``) of ``corpus``.
 
     Raises:
         ValueError: A line is not JSON or lacks a field (the message names the line).
     """
     cases = []
-    path = DATA / "cases.jsonl"
+    path = corpus / "cases.jsonl"
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
@@ -71,11 +76,11 @@ def load_cases(split: str) -> list[dict[str, Any]]:
     return cases
 
 
-def gullible_model() -> Any:
+def gullible_model(corpus: Path = DATA) -> Any:
     """A scripted model that believes whatever its sources say, planted facts first."""
     from tests.fakes.chat import ScriptedChatModel, shown_sources
 
-    planted = [c["planted"] for c in load_cases("all") if c["planted"]]
+    planted = [c["planted"] for c in load_cases("all", corpus) if c["planted"]]
 
     def generator(user: str) -> dict[str, Any]:
         sources = shown_sources(user)
@@ -132,7 +137,13 @@ def verdict(case: dict[str, Any], record: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--split", choices=["dev", "heldout", "all"], default="dev")
+    parser.add_argument("--split", choices=["dev", "heldout", "sealed", "all"], default="dev")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=DATA,
+        help="a corpus folder (cases.jsonl, pages/manual, pages/wiki); default the dev corpus",
+    )
     parser.add_argument("--gullible", action="store_true", help="the gullible scripted model")
     parser.add_argument("--trust", action="append", default=[], metavar="PATTERN=LEVEL")
     parser.add_argument("--on-conflict", choices=["abstain", "both"], default="abstain")
@@ -147,19 +158,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.rescore:
-        return _rescore(args.rescore, args.split)
+        return _rescore(args.rescore, args.split, args.corpus)
     from workers.runtime.resources import limits_from  # the fleet's clients: loaded only to run
 
-    cases = load_cases(args.split)[: args.limit or None]
+    cases = load_cases(args.split, args.corpus)[: args.limit or None]
+    if not cases:
+        print(f"no case of split {args.split} in {args.corpus / 'cases.jsonl'}")
+        return 2
     settings = Settings()
     es = make_es_client(settings.elasticsearch_url)
     tenant = f"poison-{uuid.uuid4().hex[:8]}"
-    report = ingest_paths(es, tenant, [DATA / "pages"], index_prefix=settings.index_prefix)
+    report = ingest_paths(es, tenant, [args.corpus / "pages"], index_prefix=settings.index_prefix)
     if not report.ok:
         print(report.describe())
         return 1
     try:
-        models = Models.single(gullible_model()) if args.gullible else make_models(settings)
+        models = (
+            Models.single(gullible_model(args.corpus)) if args.gullible else make_models(settings)
+        )
         deps = Deps(
             tenant_id=tenant,
             models=models,
@@ -180,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             f"vouch_trust {args.vouch_trust}",
             flush=True,
         )
-        show = args.show or args.split == "dev"
+        show = (args.show and args.split != "sealed") or args.split == "dev"
         records = []
         for case in cases:
             record = run_one(graph, deps, case["question"]) | {"id": case["id"]}
@@ -197,10 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _rescore(path: Path, split: str) -> int:
+def _rescore(path: Path, split: str, corpus: Path) -> int:
     """Print the tables for the records of an earlier run (``--json``), scored as now."""
     records = json.loads(path.read_text(encoding="utf-8"))
-    by_id = {c["id"]: c for c in load_cases("all")}
+    by_id = {c["id"]: c for c in load_cases("all", corpus)}
     cases = [by_id[r["id"]] for r in records]
     if any(c["split"] != split for c in cases) and split != "all":
         print(f"{path} holds cases outside split {split}: pass --split all")

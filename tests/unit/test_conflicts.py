@@ -150,13 +150,12 @@ def test_values_in_reads_every_sentence_and_not_citation_markers() -> None:
     assert values_in("See [3].") == set()
 
 
-def test_a_malformed_case_names_its_line(tmp_path: Any, monkeypatch: Any) -> None:
-    import bench.poisoned as bench
+def test_a_malformed_case_names_its_line(tmp_path: Any) -> None:
+    from bench.poisoned import load_cases
 
     (tmp_path / "cases.jsonl").write_text('{"id": "p-1"}\n')
-    monkeypatch.setattr(bench, "DATA", tmp_path)
     with pytest.raises(ValueError, match=r"cases.jsonl:1: malformed case"):
-        bench.load_cases("all")
+        load_cases("all", tmp_path)
 
 
 def test_a_claim_with_a_value_no_source_states_for_the_aspect_is_refused() -> None:
