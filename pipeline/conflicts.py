@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.documents import Document
-from pipeline.lexical import identifiers
+from pipeline.lexical import CAMEL_CASE, identifiers
 from pipeline.values import Claim
 
 _ASPECTS: tuple[tuple[str, str], ...] = (
@@ -393,11 +393,13 @@ def _is_setting(name: str) -> bool:
 def subjects_of(question: str) -> list[str]:
     """What the question asks about, lower-cased: settings, commands, a release.
 
-    Setting names (``shared_buffers``, ``gc.auto``), Git commands (``git switch``), SQL
-    commands written in capitals (``MERGE``), a product and its version ("PostgreSQL 17");
+    Setting names (``shared_buffers``, ``gc.auto``, sshd's ``LoginGraceTime``), Git commands
+    (``git switch``), SQL commands written in capitals (``MERGE``), a product and its version
+    ("PostgreSQL 17");
     ``["port"]`` for a port question that names none of these.
     """
     subjects = {s.strip("`*") for s in identifiers(question) if "_" in s or "." in s}
+    subjects |= {m.lower() for m in CAMEL_CASE.findall(question)}
     subjects |= {m.lower() for m in re.findall(r"\bgit [a-z][a-z-]+", question, re.I)}
     subjects |= {m.lower() for m in re.findall(r"\b[A-Z]{4,}(?:_[A-Z]+)*\b", question)}
     subjects |= {

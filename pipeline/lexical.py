@@ -52,6 +52,11 @@ _ADDRESSES = re.compile(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 """E-mail addresses and URLs: where a person or a page is, not a name a reader configures."""
 
 
+CAMEL_CASE = re.compile(r"\b[A-Za-z]*[a-z][A-Z][a-z][A-Za-z]*\b")
+"""A directive written in CamelCase (``LoginGraceTime``, ``ClientAliveInterval``); a
+product's capitals ("PostgreSQL", "MySQL") are not."""
+
+
 def identifiers(text: str) -> set[str]:
     r"""Names of settings, functions, options and commands written in ``text``, lower-cased.
 

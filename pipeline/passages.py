@@ -20,14 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pipeline.conflicts import names
-from pipeline.lexical import content_terms, identifiers
+from pipeline.lexical import CAMEL_CASE, content_terms, identifiers
 
 _HEADING = re.compile(r"^\s*(?:#+\s+\S.*|[`*]*[A-Za-z_][\w.-]*[`*]*\s*(?:\([a-z ]+\))?:?)\s*$")
 """A Markdown heading, or a line that is only a name: ``shared_buffers (integer)``."""
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 _TABLE_RULE = re.compile(r"^(?=[^|]*\|)(?=[^-]*-)[|:\-\s]+$")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,60})`")
-_CAMEL = re.compile(r"\b[A-Za-z]*[a-z][A-Z][a-z][A-Za-z]*\b")  # LoginGraceTime, ClientAliveInterval
 _CAPITALS = re.compile(r"\b[A-Z]{4,}(?:_[A-Z]+)*\b")  # VACUUM, MERGE
 _WARNING = re.compile(
     r"\b(?:do not|don't|never|must not|should not|shouldn't|instead of|rather than|"
@@ -103,7 +102,7 @@ def subject_names(text: str) -> set[str]:
     """
     found = identifiers(text)
     found |= {m.group(1).strip().lower() for m in _CODE_SPAN.finditer(text)}
-    found |= {m.group(0).lower() for m in _CAMEL.finditer(text)}
+    found |= {m.group(0).lower() for m in CAMEL_CASE.finditer(text)}
     found |= {m.group(0).lower() for m in _CAPITALS.finditer(text)}
     return found
 

@@ -363,3 +363,19 @@ def test_a_file_name_is_not_another_setting() -> None:
         "n", "`checkpoint_timeout` defaults to 15min when it is not set in `postgresql.conf`."
     )
     assert [s.written for s in statements(note, ["checkpoint_timeout"], strict=True)] == ["15min"]
+
+
+def test_a_camel_case_directive_is_a_subject_and_its_sources_can_disagree() -> None:
+    """sshd's ``LoginGraceTime`` has no underscore; a product's capitals are no subject."""
+    from pipeline.conflicts import find_conflict, subjects_of
+
+    question = "What is the default LoginGraceTime of the PostgreSQL host's sshd?"
+    assert subjects_of(question) == ["logingracetime"]
+    manual = doc(
+        "m",
+        "## LoginGraceTime\n\nThe default is 120 seconds.\n\n## MaxAuthTries\n\nThe default is 6.",
+    )
+    wiki = doc("w", "Heads-up: LoginGraceTime defaults to 600 seconds on our hosts.")
+    conflict = find_conflict(question, [manual, wiki])
+    assert conflict is not None and conflict.subject == "logingracetime"
+    assert {side.value for side in conflict.sides} == {"120000 ms", "600000 ms"}
