@@ -101,19 +101,26 @@ def test_both_sides_are_stated_in_the_sources_words() -> None:
     assert any("4GB" in c["text"] for c in claims) and any("128MB" in c["text"] for c in claims)
 
 
-def test_the_poisoned_corpus_is_well_formed() -> None:
+@pytest.mark.parametrize(
+    ("corpus", "splits", "plants"),
+    [("poisoned", {"dev", "heldout"}, 30), ("poisoned-sealed", {"sealed"}, 20)],
+)
+def test_the_poisoned_corpora_are_well_formed(corpus: str, splits: set[str], plants: int) -> None:
     """Every case's planted and true values are on the pages it names (bench.poisoned)."""
     from bench.poisoned import DATA, load_cases
 
-    cases = load_cases("all")
-    assert sum(c["kind"] == "poisoned" for c in cases) >= 30
-    assert {c["split"] for c in cases} == {"dev", "heldout"}
+    folder = DATA.parent / corpus
+    cases = load_cases("all", folder)
+    assert sum(c["kind"] == "poisoned" for c in cases) >= plants
+    assert {c["split"] for c in cases} == splits
+    wiki = {str(p.relative_to(folder / "pages")) for p in (folder / "pages/wiki").glob("*.md")}
+    assert {c["page"] for c in cases} >= wiki  # every wiki page is asked about
     for case in cases:
-        page = (DATA / "pages" / case["page"]).read_text(encoding="utf-8")
+        page = (folder / "pages" / case["page"]).read_text(encoding="utf-8")
         if case["kind"] == "poisoned":
             assert case["planted"] in page, case["id"]
             if case["truth_page"]:
-                truth = (DATA / "pages" / case["truth_page"]).read_text(encoding="utf-8")
+                truth = (folder / "pages" / case["truth_page"]).read_text(encoding="utf-8")
                 assert case["truth"] in truth, case["id"]
         else:
             assert case["truth"] in page, case["id"]
