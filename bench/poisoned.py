@@ -235,8 +235,12 @@ def _table(cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
             present = "truth elsewhere" if case.get("truth_page") else "truth nowhere"
             by_kind.setdefault(f"poisoned, {present}", Counter())[record["verdict"]] += 1
             by_kind.setdefault(f"poisoned, {case.get('form')}", Counter())[record["verdict"]] += 1
+    reasons: dict[str, Counter[str]] = {}
+    for case, record in zip(cases, records, strict=True):
+        if record["status"] != "answered":
+            reasons.setdefault(f"{case['kind']}, why abstained", Counter())[record["reason"]] += 1
     print()
-    for kind, counts in sorted(by_kind.items()):
+    for kind, counts in sorted(by_kind.items()) + sorted(reasons.items()):
         total = sum(counts.values())
         print(f"{kind:<28} {total:>3}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
 
