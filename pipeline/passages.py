@@ -163,3 +163,7 @@ def unwarned(passage: str) -> str:
 def _sentences(text: str) -> Iterator[str]:
     for line in text.splitlines():
         yield from (m.group(0) for m in _SENTENCE.finditer(line))
+
+
+ANYWHERE = About(frozenset(), frozenset())
+"""A subject every passage is about: a fact stated anywhere in the source counts."""

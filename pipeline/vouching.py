@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pipeline.conflicts import SourceTrust, asked_aspect, quantities, word_values
 from pipeline.documents import Document
-from pipeline.passages import About, passages, unwarned
+from pipeline.passages import ANYWHERE, About, passages, unwarned
 from pipeline.values import Claim, Turn
 
 _TERM = re.compile(
@@ -101,6 +101,13 @@ def unvouched(
 ) -> Unvouched | None:
     """The first fact of ``claims`` that no source ranked ``level`` or above states.
 
+    A trusted source vouches for a fact anywhere in it, unless a lower-ranked source of the
+    turn states the fact too: then only a passage about what the claim is about vouches
+    (:class:`pipeline.passages.About`), so the manual's "64" of another setting does not
+    carry a wiki's planted "64", while on a tenant whose sources all rank alike the rule
+    withholds nothing the sources state. A command or flag is never vouched for by a
+    sentence that warns against it.
+
     Args:
         question: The turn's (standalone) question; a fact it gives needs no voucher.
         claims: The answer's claims.
@@ -119,10 +126,16 @@ def unvouched(
         if aspect is not None:  # "It is minimal.": the asked value, written as a word
             given |= {f"word:{w}": v for w, v in word_values(claim["text"], aspect).items()}
         for key, written in given.items():
-            about = About.of(question, claim["text"], written, is_name=key.startswith("term:"))
-            if key in asked or any(r.states(key, about) for r, rank in ranked if rank >= level):
+            if key in asked:
                 continue
-            stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key, about))
+            rival = any(r.states(key, ANYWHERE) for r, rank in ranked if rank < level)
+            # Only a lower-ranked source that states the fact too makes its context matter.
+            about = About.of(question, claim["text"], written, is_name=key.startswith("term:"))
+            if any(
+                r.states(key, about if rival else ANYWHERE) for r, rank in ranked if rank >= level
+            ):
+                continue
+            stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key, ANYWHERE))
             return Unvouched(written, claim["text"], stating, level)
     return None
 

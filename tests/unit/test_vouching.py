@@ -179,8 +179,10 @@ def test_a_trusted_source_vouches_only_where_it_speaks_of_the_same_setting() -> 
         sources = {"wiki/a.md": wiki, "manual/b.md": doc("manual/b.md", manual_text)}
         found = unvouched(question, [claim("It is 64.")], sources, TRUST, 3)
         assert (found is None) is vouched, manual_text
-    listed = {"manual/b.md": doc("manual/b.md", "- `autovacuum_max_workers`: 3\n- `x_y`: 64")}
+    listed = {"wiki/a.md": wiki, "manual/b.md": doc("manual/b.md", "- `a_b`: 3\n- `x_y`: 64")}
     assert unvouched(question, [claim("It is 64.")], listed, TRUST, 3) is not None
+    del listed["wiki/a.md"]  # no lower-ranked source states it: the manual's 64 is no rival's
+    assert unvouched(question, [claim("It is 64.")], listed, TRUST, 3) is None
 
 
 def test_without_a_name_the_passage_must_share_the_claims_words() -> None:
@@ -189,7 +191,10 @@ def test_without_a_name_the_passage_must_share_the_claims_words() -> None:
         ("The TCP port the server listens on; 5433 by default.", True),
         ("Replication slots: up to 5433 of them.", False),
     ]:
-        sources = {"manual/b.md": doc("manual/b.md", manual_text)}
+        sources = {
+            "wiki/a.md": doc("wiki/a.md", "Our servers listen on 5433."),
+            "manual/b.md": doc("manual/b.md", manual_text),
+        }
         found = unvouched(question, [claim("It listens on 5433.")], sources, TRUST, 3)
         assert (found is None) is vouched, manual_text
     release = {
