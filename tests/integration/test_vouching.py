@@ -186,8 +186,12 @@ def test_the_tenant_sets_its_vouching_level_and_a_bad_one_names_itself(
         good = runner.invoke(cli, ["tenants", "update", name, *_trust(), "--vouch-trust", "3"])
         assert good.exit_code == 0, good.output
         assert '"vouch_trust": 3' in good.output and policy().vouch_trust == 3
+        kept = runner.invoke(cli, ["tenants", "update", name, "--trust", "none"])
+        assert kept.exit_code != 0 and "no source ranks that high" in kept.output
         off = runner.invoke(cli, ["tenants", "update", name, "--vouch-trust", "any"])
         assert off.exit_code == 0 and policy().vouch_trust is None
+        cleared = runner.invoke(cli, ["tenants", "update", name, "--trust", "none"])
+        assert cleared.exit_code == 0 and '"source_trust": []' in cleared.output
         none = runner.invoke(cli, ["tenants", "update", name, "--vouch-trust", "0"])
         assert none.exit_code != 0 and "nothing would be withheld" in none.output
         refused = runner.invoke(cli, ["tenants", "create", f"{name}-x", "--vouch-trust", "2"])

@@ -39,7 +39,7 @@ TrustRules = Annotated[
         "--trust",
         help="PATTERN=LEVEL: sources whose locator matches the glob rank LEVEL (first match "
         "wins; unmatched index chunks rank 1, web results 0). The trusted side of a "
-        "conflict wins.",
+        "conflict wins. '--trust none' clears the rules.",
     ),
 ]
 
@@ -102,9 +102,11 @@ OnConflict = Annotated[
 
 
 def _trust_rules(rules: list[str]) -> list[str]:
-    """Check ``PATTERN=LEVEL`` rules; the error names the bad one."""
+    """Check ``PATTERN=LEVEL`` rules; the error names the bad one. ``["none"]`` clears them."""
     from pipeline.conflicts import SourceTrust
 
+    if rules == ["none"]:
+        return []
     try:
         SourceTrust.parse(rules)
     except ValueError as exc:
