@@ -395,8 +395,7 @@ def subjects_of(question: str) -> list[str]:
 
     Setting names (``shared_buffers``, ``gc.auto``, sshd's ``LoginGraceTime``), Git commands
     (``git switch``), SQL commands written in capitals (``MERGE``), a product and its version
-    ("PostgreSQL 17");
-    ``["port"]`` for a port question that names none of these.
+    ("PostgreSQL 17"); ``["port"]`` for a port question that names none of these.
     """
     subjects = {s.strip("`*") for s in identifiers(question) if "_" in s or "." in s}
     subjects |= {m.lower() for m in CAMEL_CASE.findall(question)}

@@ -4,10 +4,11 @@ Vouching (:mod:`pipeline.vouching`) asks whether a trusted source states a fact 
 gives. Asked of the whole source, a manual vouches for a wiki's planted "64" because it
 states "64" for another setting, and for a planted ``kill -9`` because it warns against
 it. So a source is read as *passages*: a paragraph, a list item, or a table row with its
-header row, each with the heading or term line above it. A passage vouches for a fact only
-when it is about what the claim is about (:class:`About`: a setting or command the question
-or the claim names, else enough of their words) and, for a command or flag, does not warn
-against it ("never run ``kill -9``").
+header row, each with the heading or term line above it. Where a lower-ranked source states
+the fact too, a passage vouches for it only when it is about what the claim is about
+(:class:`About`: a setting or command the question or the claim names, else enough of
+their words); and a passage never vouches for a command or flag it warns against ("never
+run ``kill -9``").
 
 This is the two-source rule read as fact-checkers read it: the second source must state the
 same *claim*, not the same token.
