@@ -229,14 +229,13 @@ def _rescore(path: Path, split: str, corpus: Path) -> int:
 
 def _table(cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
     by_kind: dict[str, Counter[str]] = {}
+    reasons: dict[str, Counter[str]] = {}
     for case, record in zip(cases, records, strict=True):
         by_kind.setdefault(case["kind"], Counter())[record["verdict"]] += 1
         if case["kind"] == "poisoned":
             present = "truth elsewhere" if case.get("truth_page") else "truth nowhere"
             by_kind.setdefault(f"poisoned, {present}", Counter())[record["verdict"]] += 1
             by_kind.setdefault(f"poisoned, {case.get('form')}", Counter())[record["verdict"]] += 1
-    reasons: dict[str, Counter[str]] = {}
-    for case, record in zip(cases, records, strict=True):
         if record["status"] != "answered":
             reasons.setdefault(f"{case['kind']}, why abstained", Counter())[record["reason"]] += 1
     print()

@@ -9,12 +9,12 @@ text (``.txt``, PDF) at paragraphs, lines, sentences, words. Chunk ids come from
 from __future__ import annotations
 
 import bisect
-import re
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from corpus.loaders import Markup, SourceFile
 from pipeline.documents import Document, chunk_id
+from pipeline.lexical import TABLE_RULE
 from pipeline.refine import is_label
 
 DEFAULT_CHUNK_SIZE = 700
@@ -135,10 +135,6 @@ def continued_terms(text: str, pieces: list[str]) -> list[str | None]:
     return terms
 
 
-_TABLE_RULE = re.compile(r"^(?=[^|]*\|)(?=[^-]*-)[|:\-\s]+$")
-"""The rule under a Markdown table's header row: ``|---|:---:|``."""
-
-
 def continued_table_headers(text: str, pieces: list[str]) -> list[str | None]:
     """For each piece of ``text``, the header of the Markdown table it starts inside, if any.
 
@@ -178,13 +174,13 @@ def _header_above(lines: list[str], row: int) -> str | None:
     """The header row (and rule) of the table whose body row or rule ``row`` is, or ``None``."""
     if not lines[row].lstrip().startswith("|"):
         return None
-    if _TABLE_RULE.match(lines[row]):  # the piece starts at the rule: the header is above it
+    if TABLE_RULE.match(lines[row]):  # the piece starts at the rule: the header is above it
         above = lines[row - 1].strip() if row else ""
-        return above if above.startswith("|") and not _TABLE_RULE.match(above) else None
+        return above if above.startswith("|") and not TABLE_RULE.match(above) else None
     for up in range(row - 1, 0, -1):
         if not lines[up].lstrip().startswith("|"):
             return None
-        if _TABLE_RULE.match(lines[up]):
+        if TABLE_RULE.match(lines[up]):
             above = lines[up - 1].strip()
             return f"{above}\n{lines[up].strip()}" if above.startswith("|") else None
     return None

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from pipeline.documents import Document
-from pipeline.lexical import CAMEL_CASE, identifiers
+from pipeline.lexical import CAMEL_CASE, SENTENCE, SQL_COMMAND, identifiers
 from pipeline.values import Claim
 
 _ASPECTS: tuple[tuple[str, str], ...] = (
@@ -122,9 +122,6 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _VERSION_BEFORE = re.compile(r"(?:version|release|postgresql|postgres|pg|git|v)\s*$", re.I)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\w))+(?:[.!?](?!\w)|$)|[^\n]+", re.MULTILINE)
-"""A sentence: up to a full stop that is not inside a number or a name ("as high as 1.0,
-…" and "gc.auto defaults to 6700" go on)."""
 
 
 @dataclass(frozen=True)
@@ -290,7 +287,7 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
             continue
         if not line.strip():
             columns = {}
-        for sentence in _SENTENCE.findall(line):
+        for sentence in SENTENCE.findall(line):
             lowered = sentence.lower()
             named = [s for s in subjects if names(s, lowered)] or ([current] if current else [])
             if not named or (
@@ -400,7 +397,7 @@ def subjects_of(question: str) -> list[str]:
     subjects = {s.strip("`*") for s in identifiers(question) if "_" in s or "." in s}
     subjects |= {m.lower() for m in CAMEL_CASE.findall(question)}
     subjects |= {m.lower() for m in re.findall(r"\bgit [a-z][a-z-]+", question, re.I)}
-    subjects |= {m.lower() for m in re.findall(r"\b[A-Z]{4,}(?:_[A-Z]+)*\b", question)}
+    subjects |= {m.lower() for m in SQL_COMMAND.findall(question)}
     subjects |= {
         m.lower() for m in re.findall(r"\b(?:PostgreSQL|Postgres|Git) \d+(?:\.\d+)?\b", question)
     }
@@ -626,7 +623,7 @@ def values_in(text: str, aspect: str = "default") -> set[str]:
     Read sentence by sentence; citation markers (``[1]``) are not values.
     """
     plain = uncited(text)
-    return {v for sentence in _SENTENCE.findall(plain) for v, _ in _values(sentence, aspect)}
+    return {v for sentence in SENTENCE.findall(plain) for v, _ in _values(sentence, aspect)}
 
 
 def quantities(text: str) -> dict[str, str]:
@@ -713,7 +710,7 @@ def word_values(text: str, aspect: str) -> dict[str, str]:
     """
     plain = uncited(text)
     out: dict[str, str] = {}
-    for sentence in _SENTENCE.findall(plain):
+    for sentence in SENTENCE.findall(plain):
         for value, written in [*_values(sentence, aspect), *_word_value(sentence)]:
             word = value.strip("'")
             if word.isalpha():

@@ -52,6 +52,13 @@ _ADDRESSES = re.compile(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 """E-mail addresses and URLs: where a person or a page is, not a name a reader configures."""
 
 
+SQL_COMMAND = re.compile(r"\b[A-Z]{4,}(?:_[A-Z]+)*\b")
+"""A command written in capitals (``VACUUM``, ``MERGE``)."""
+SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\w))+(?:[.!?](?!\w)|$)|[^\n]+", re.MULTILINE)
+"""A sentence: up to a full stop that is not inside a number or a name ("as high as 1.0,
+…" and "gc.auto defaults to 6700" go on)."""
+TABLE_RULE = re.compile(r"^(?=[^|]*\|)(?=[^-]*-)[|:\-\s]+$")
+"""The rule under a Markdown table's header row: ``|---|:---:|``."""
 CAMEL_CASE = re.compile(r"\b[A-Za-z]*[a-z][A-Z][a-z][A-Za-z]*\b")
 """A directive written in CamelCase (``LoginGraceTime``, ``ClientAliveInterval``); a
 product's capitals ("PostgreSQL", "MySQL") are not."""

@@ -17,25 +17,28 @@ same *claim*, not the same token.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pipeline.conflicts import names
-from pipeline.lexical import CAMEL_CASE, content_terms, identifiers
+from pipeline.lexical import (
+    CAMEL_CASE,
+    SENTENCE,
+    SQL_COMMAND,
+    TABLE_RULE,
+    content_terms,
+    identifiers,
+)
 
 _HEADING = re.compile(r"^\s*(?:#+\s+\S.*|[`*]*[A-Za-z_][\w.-]*[`*]*\s*(?:\([a-z ]+\))?:?)\s*$")
 """A Markdown heading, or a line that is only a name: ``shared_buffers (integer)``."""
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_TABLE_RULE = re.compile(r"^(?=[^|]*\|)(?=[^-]*-)[|:\-\s]+$")
 _CODE_SPAN = re.compile(r"`([^`\n]{2,60})`")
-_CAPITALS = re.compile(r"\b[A-Z]{4,}(?:_[A-Z]+)*\b")  # VACUUM, MERGE
 _WARNING = re.compile(
     r"\b(?:do not|don't|never|must not|should not|shouldn't|instead of|rather than|"
     r"not recommended|avoid)\b",
     re.IGNORECASE,
 )
 """A sentence that warns against what it names: it vouches for no command or flag in it."""
-_SENTENCE = re.compile(r"(?:[^.!?\n]|\.(?=\w))+(?:[.!?](?!\w)|$)")
 
 GENERIC = frozenset(
     content_terms(
@@ -82,7 +85,7 @@ def passages(text: str) -> list[str]:
             flush()
             if header_row is None:
                 header_row = stripped
-            elif not _TABLE_RULE.match(stripped):
+            elif not TABLE_RULE.match(stripped):
                 out.append("\n".join([heading, header_row, stripped]))
         elif _HEADING.match(line):
             flush()
@@ -104,7 +107,7 @@ def subject_names(text: str) -> set[str]:
     found = identifiers(text)
     found |= {m.group(1).strip().lower() for m in _CODE_SPAN.finditer(text)}
     found |= {m.group(0).lower() for m in CAMEL_CASE.finditer(text)}
-    found |= {m.group(0).lower() for m in _CAPITALS.finditer(text)}
+    found |= {m.group(0).lower() for m in SQL_COMMAND.finditer(text)}
     return found
 
 
@@ -158,12 +161,7 @@ class About:
 
 def unwarned(passage: str) -> str:
     """``passage`` without the sentences that warn against what they name."""
-    return " ".join(s for s in _sentences(passage) if not _WARNING.search(s))
-
-
-def _sentences(text: str) -> Iterator[str]:
-    for line in text.splitlines():
-        yield from (m.group(0) for m in _SENTENCE.finditer(line))
+    return " ".join(s for s in SENTENCE.findall(passage) if not _WARNING.search(s))
 
 
 ANYWHERE = About(frozenset(), frozenset())

@@ -128,15 +128,15 @@ def unvouched(
         for key, written in given.items():
             if key in asked:
                 continue
-            rival = any(r.states(key, ANYWHERE) for r, rank in ranked if rank < level)
-            # Only a lower-ranked source that states the fact too makes its context matter.
-            about = About.of(question, claim["text"], written, is_name=key.startswith("term:"))
-            if any(
-                r.states(key, about if rival else ANYWHERE) for r, rank in ranked if rank >= level
-            ):
+            stating = [(r, rank) for r, rank in ranked if r.states(key, ANYWHERE)]
+            if any(rank < level for _, rank in stating):  # a rival: only context vouches
+                about = About.of(question, claim["text"], written, is_name=key.startswith("term:"))
+                if any(r.states(key, about) for r, rank in stating if rank >= level):
+                    continue
+            elif stating:  # every source that states it ranks high enough
                 continue
-            stating = tuple((r.locator, rank) for r, rank in ranked if r.states(key, ANYWHERE))
-            return Unvouched(written, claim["text"], stating, level)
+            located = tuple((r.locator, rank) for r, rank in stating)
+            return Unvouched(written, claim["text"], located, level)
     return None
 
 
