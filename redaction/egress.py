@@ -2,7 +2,9 @@
 
 Presidio looks at the query twice: once on the whole question, where its context words
 ("address", "phone") are still there, so that every span it finds there is dropped by the
-minimiser too; and once, as the second layer, on the minimised text that would leave.
+minimiser too (of a person, only the words that may be a name, not a brand's:
+:meth:`Minimiser.name_parts`); and once, as the second layer, on the minimised text that
+would leave.
 
 :class:`MinimisingRedactor` is a :class:`~pipeline.deps.Redactor`: the graph's
 ``redact_query`` node and the worker call it like the plain Presidio redactor, and it
@@ -82,9 +84,13 @@ class MinimisingRedactor:
                 (r.start, r.end, r.entity_type)
                 for r in self._inner.analyze(text, deny_terms, allow=self._minimiser.vouches)
             )
-        minimised = self._minimiser.minimise(
-            text, deny_terms, drop=[(start, end) for start, end, _ in found]
-        )
+        drop: list[tuple[int, int]] = []
+        for start, end, entity in found:
+            if entity == "PERSON":
+                drop.extend(self._minimiser.name_parts(text, start, end))
+            else:
+                drop.append((start, end))
+        minimised = self._minimiser.minimise(text, deny_terms, drop=drop)
         if minimised.reason is not None:
             return Redaction(text="", entities=[e for *_, e in found], withheld=minimised.reason)
         if isinstance(self._inner, PresidioRedactor):

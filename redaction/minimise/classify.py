@@ -16,7 +16,7 @@ import re
 from redaction.minimise.chinese_names import name_after_person_noun, starts_with_chinese_name
 from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
-from redaction.minimise.logins import name_login
+from redaction.minimise.logins import home_login, name_login
 from redaction.minimise.pieces import (
     CJK,
     PARTICLES,
@@ -142,6 +142,8 @@ class Classifier:
         domain = _DOMAIN_USER.fullmatch(core)
         if domain and not self._word_known(domain.group(1)):
             return "drop"  # "CORP\\jsmith", "DESKTOP-7Q2L\\chenwei": a Windows logon name
+        if home_login(core):
+            return "drop"  # "C:\\Users\\r.delacroix\\OneDrive": a person's home directory
         if name_login(self._vocab, core, _EXTENSIONS):
             return "drop"  # "ana.petrov", "m_garcia42", "user=amelie.rousseau2": a login
         if any(c.isdigit() for c in core):

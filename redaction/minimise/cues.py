@@ -23,8 +23,9 @@ _NAME_CUES = word_set(
 """Titles: the name-shaped words after them are dropped."""
 
 _NAME_CUE_PHRASES = (
-    "my name is", "i am", "i'm", "this is", "it's", "it is", "me llamo", "soy", "je suis",
-    "je m'appelle", "c'est", "sou", "eu sou", "mi nombre es", "ich heiße", "ich bin",
+    "my name is", "name is", "name's", "i am", "i'm", "this is", "it's", "it is", "me llamo",
+    "soy", "je suis", "je m'appelle", "c'est", "sou", "eu sou", "mi nombre es", "ich heiße",
+    "ich bin",
     "mi chiamo", "sono", "chamo-me",
     "meu nome é", "ik ben", "mijn naam is", "nazywam się", "jestem", "меня зовут",
     "benim ad\u0131m", "ben", "t.a.v.", "ako si", "ako ay", "ang pangalan ko ay",

@@ -1,15 +1,17 @@
-"""Logins made of a name (:func:`name_login`), used by :mod:`~redaction.minimise.classify`.
+r"""Logins, used by :mod:`~redaction.minimise.classify`: made of a name, or in a home path.
 
-"ana.petrov", "m_garcia42", "uid=ana.petrov,ou=people", "/home/ana.petrov/.ssh": a given
-name or an initial and a surname of the name lists, in lower case, joined by a dot or an
-underscore, wherever a path, key or address puts it.
+:func:`name_login`: "ana.petrov", "m_garcia42", "uid=ana.petrov,ou=people",
+"/home/ana.petrov/.ssh": a given name or an initial and a surname of the name lists, in
+lower case, joined by a dot or an underscore, wherever a path, key or address puts it.
+:func:`home_login`: the directory after ``/home/`` or ``C:\Users\`` in a path, whatever
+its shape.
 """
 
 from __future__ import annotations
 
 import re
 
-from redaction.minimise.pieces import PARTICLES
+from redaction.minimise.pieces import PARTICLES, word_set
 from redaction.minimise.vocabulary import Vocabulary, is_name
 
 
@@ -49,3 +51,28 @@ def _login_segment(vocab: Vocabulary, segment: str, extensions: frozenset[str]) 
     ]  # fmt: skip
     short = [p for p in parts if len(p) == 1 or p in PARTICLES]
     return len(names) >= 2 or (len(names) == 1 and bool(short) and len(parts) >= 2)
+
+
+_HOME = re.compile(
+    r"(?:^|[=:'\"])(?:[A-Za-z]:)?[/\\]+(?:home|Users|export/home|usr/home)[/\\]+([^/\\]+)"
+)
+"""A path from the file system's root through a home directory (not a URL path such as
+"/api/users/me": ``Users`` is capitalised, as Windows and macOS write it)."""
+_SHARED_HOMES = word_set(
+    "public default administrator admin root shared guest user username user_name "
+    "%username% $user ${user} <user> <username> {user} you me your_name yourname name runner "
+    "ubuntu debian pi ec2-user vagrant jenkins git www-data postgres"
+) | {"all users", "default user"}
+"""The accounts every machine of a kind has, and the placeholders of documentation."""
+
+
+def home_login(core: str) -> bool:
+    r"""True when ``core`` is a path through a person's home directory.
+
+    The directory after ``/home/``, ``/Users/`` or ``C:\Users\`` is a login, whatever
+    its shape ("C:\Users\r.delacroix\OneDrive", "/home/kaveh.t/.ssh"); not the shared
+    accounts and placeholders every machine or manual has ("/home/ubuntu",
+    "C:\Users\Public", "/Users/<username>").
+    """
+    m = _HOME.search(core)
+    return m is not None and m.group(1).casefold().strip("'\"") not in _SHARED_HOMES

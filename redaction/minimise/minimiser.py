@@ -27,6 +27,9 @@ from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
 MIN_TERMS = 2
 """Fewer content terms than this left after minimising: the web round is skipped."""
 
+_WORD_EDGE = "\"'`()[]{}<>,;:.!?"
+"""Characters stripped from a word of a person detection before it is looked up."""
+
 _MAX_CORPUS_WORDS = 24
 """At most this many of a question's unknown words are asked of the tenant's corpus."""
 
@@ -181,7 +184,9 @@ class Minimiser:
         * ``IP_ADDRESS`` that is a loopback or unspecified address or a network
           (:mod:`~redaction.minimise.networks`: "127.0.0.1", "198.51.100.0/24");
         * ``PERSON`` whose words are all common words or technical terms and none is a
-          given name or surname in the name lists ("Little Snitch", "Okta Verify").
+          given name or surname in the name lists ("Little Snitch", "Okta Verify"), or
+          that is a brand's title of two or more words ("Raspberry Pi",
+          :data:`~redaction.minimise.vocabulary.BRAND_WORDS_FILE`).
 
         Every other detection (host addresses, cards, IBANs, national ids, deny terms...)
         is never vouched for.
@@ -193,6 +198,8 @@ class Minimiser:
         if entity == "IP_ADDRESS":
             return is_nobodys_address(span) or is_network(span)
         if entity == "PERSON":
+            if " ".join(re.findall(r"[^\W_]+", span.casefold())) in self._vocab.brands:
+                return True  # "Raspberry Pi": a brand's title
             words = [w.casefold() for w in re.findall(r"[^\W\d_]{2,}", span)]
             return bool(words) and all(
                 (w in self._vocab.common or w in self._vocab.technical)
@@ -200,6 +207,31 @@ class Minimiser:
                 for w in words
             )
         return False
+
+    def name_parts(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of a person detection ``text[start:end]`` that may be a name.
+
+        A brand's word that no name list holds (:attr:`Vocabulary.brand_words`) is never
+        part of a name: "Cloudflare Ray" is "Ray" after a brand, "Beim Start von
+        Nextcloud" a sentence that ends in one. (Not every technical word: Debian's package
+        words hold given names that no name list has, such as "trang".)
+
+        Returns:
+            The ``(start, end)`` spans left when such words are cut out (all of the
+            detection when it holds none).
+        """
+        parts: list[tuple[int, int]] = []
+        for m in re.finditer(r"\S+", text[start:end]):
+            word = m.group().strip(_WORD_EDGE)
+            folded = word.casefold()
+            if folded in self._vocab.brand_words:
+                continue
+            s, e = start + m.start(), start + m.end()
+            if parts and text[parts[-1][1] : s].isspace():
+                parts[-1] = (parts[-1][0], e)
+            else:
+                parts.append((s, e))
+        return parts
 
     def _ask_corpus(self, pieces: Sequence[Piece]) -> frozenset[str]:
         """The words of ``pieces`` that only the tenant's corpus could vouch for, looked up."""

@@ -125,6 +125,9 @@ _POSTCODE_TOWN = re.compile(
 """A postal code and the town after it ("69003 Lyon", "00-514 Warszawa", "1012 AB
 Amsterdam"); not after a capitalised product word or a number word ("SQL Server 2019
 Express", "port 5432 Postgres"), and a four-digit year is not a postal code."""
+_CA_POSTCODE = re.compile(r"\b[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \-]?\d[ABCEGHJ-NPRSTV-Z]\d\b")
+"""A Canadian postal code ("H2Y 1S6", "T0M 1X0"): letter, digit, letter, digit, letter, digit,
+from the letters Canada Post uses."""
 _EIRCODE = re.compile(
     r"(?<![\w\-])[AC-FHKNPRTV-Y]\d{2}\s?(?=[A-Z0-9]{0,3}\d)(?=[0-9]{0,3}[A-Z])[AC-FHKNPRTV-Y0-9]{4}(?!\w)"
 )
@@ -148,7 +151,7 @@ _MONTHS = (
     "|απριλίου|μαΐου|ιουνίου|ιουλίου|αυγούστου|σεπτεμβρίου|οκτωβρίου|νοεμβρίου|δεκεμβρίου"
 )
 _WORD_DATE = re.compile(
-    rf"(?<!\w)(?:\d{{1,2}}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+)?(?:{_MONTHS})\.?,?\s+(?:de\s+)?"
+    rf"(?<!\w)(?:\d{{1,2}}(?:st|nd|rd|th|º|\.)?\s+(?:de\s+|of\s+)?(?:{_MONTHS})\.?,?\s+(?:de\s+)?"
     rf"(?:19|20)\d{{2}}|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}})(?!\w)",
     re.I,
 )
@@ -160,6 +163,10 @@ _DATE_SHAPE = re.compile(
 """A day, a word and a year, or a word, a day and a year, overlapping: a date when the word
 is a month of any locale (:func:`month_names`)."""
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
+_BUILD = re.compile(r"[1-9]\d{3,4}\.\d{1,5}|[1-9]\d?(?:\.\d{1,3}){2,3}-\d{3,6}")
+"""A build number: an OS build and its revision ("22631.3527", "17763.5696"; a phone number
+is never written as two dotted groups without a leading zero), or a version and its build
+("7.2.1-69057"; not the Belgian "85.07.30-033.28", whose check digits follow a dot)."""
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
 _VERSION_WORDS = word_set(
     "build version versión versão versione versie wersja sürüm версия версія έκδοση"
@@ -204,9 +211,11 @@ def forced_spans(
             if pattern is EMAIL and re.match(r"git@", m.group(), re.I):
                 continue
             if pattern is _IPV4 and (
-                _after_product(text, m.start()) or re.search(r"(?:^|\.)0\d", m.group())
+                _after_product(text, m.start())
+                or re.search(r"(?:^|\.)0\d", m.group())
+                or any(int(octet) > 255 for octet in m.group().split("."))
             ):
-                continue  # "Rails 7.1.3.2", "firmware 7.00.00.171": a four-part version
+                continue  # "Rails 7.1.3.2", "7.00.00.171", "2.128.952.0": a four-part version
             if pattern is _IPV6 and not _is_ipv6(m.group()):
                 continue
             if pattern in (_IPV4, _IPV6) and is_nobodys_address(m.group()):
@@ -243,6 +252,8 @@ def forced_spans(
         town = m.group("town")
         start = m.end("town") + 1 if town and technical(town) else _address_lines(text, m.start())
         spans.append((start, m.end()))
+    for m in _CA_POSTCODE.finditer(text):
+        spans.append((_address_lines(text, m.start()), m.end()))
     for m in _EIRCODE.finditer(text):
         spans.append((_address_lines(text, m.start()), m.end()))
     for m in _DIGIT_RUN.finditer(text):
@@ -254,8 +265,11 @@ def forced_spans(
             spans.append(m.span())  # "06.12.34.56.78": a French number, not a version
             continue
         groups = re.findall(r"\d+", value)
-        if any(is_version(chunk) for chunk in value.split()) or is_network(value):
-            continue  # a version or build number: "124.0.6367.91", "2022 17.9.6"
+        chunks = [chunk.strip("()") for chunk in value.split()]
+        if any(is_version(chunk) or _BUILD.fullmatch(chunk) for chunk in chunks) or is_network(
+            value
+        ):
+            continue  # a version or build: "124.0.6367.91", "2022 17.9.6", "(22631.3527)"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])
         last = before[-1].casefold() if before else ""
         if last in _NUMBER_OK_BEFORE and len(groups) <= 2:

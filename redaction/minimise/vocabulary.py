@@ -26,6 +26,9 @@ LANGUAGES: tuple[str, ...] = (
 
 PACKAGE_WORDS_FILE = Path(__file__).with_name("package_words.txt")
 """Words of Debian's package names ("gunicorn", "meson", "lzma"): trusted like technical terms."""
+BRAND_WORDS_FILE = Path(__file__).with_name("brand_words.txt")
+"""Words of software and hardware brands ("bitwarden", "synology"), and their titles of two
+or more words ("= raspberry pi"): trusted like technical terms."""
 TERMS_FILE = Path(__file__).parents[1] / "technical_terms.txt"
 """The shipped technical vocabulary (``redaction/technical_terms.txt``): words separated by
 white space, ``#`` starts a comment line."""
@@ -49,7 +52,12 @@ class Vocabulary:
         rare: Rarer English words (zipf >= 1.5), trusted in lower case and inside
             identifiers only ("auth", "actuator").
         names: Given names and surnames of every Faker locale, and their hyphen parts.
-        technical: The shipped technical vocabulary (``technical_terms.txt``).
+        technical: The shipped technical vocabulary (``technical_terms.txt``), the words of
+            Debian's package names (``package_words.txt``) and of brand titles
+            (``brand_words.txt``) that are not common words, less the names.
+        brand_words: The words of brand titles alone (``brand_words.txt``), less the names.
+        brands: Brand titles of two or more words, case-folded, words joined by one space
+            ("raspberry pi"); not those made only of names ("calvin klein").
         longest_cjk: Length of the longest Chinese or Japanese entry in ``common``.
     """
 
@@ -59,6 +67,8 @@ class Vocabulary:
     rare: frozenset[str]
     names: frozenset[str]
     technical: frozenset[str]
+    brand_words: frozenset[str] = frozenset()
+    brands: frozenset[str] = frozenset()
     longest_cjk: int = 8
     languages: tuple[str, ...] = LANGUAGES
 
@@ -110,13 +120,18 @@ def load_vocabulary(languages: Sequence[str] = LANGUAGES) -> Vocabulary:
     }
     longest = max((len(w) for w in common if CJK.fullmatch(w)), default=1)
     names = _faker_names()
+    brand_words = _brand_words(names)
     return Vocabulary(
         common=common,
         very_common=frozenset(very_common),
         function=function,
         rare=frozenset(rare),
         names=frozenset(names),
-        technical=frozenset(_technical_terms() | _package_words(names)),
+        technical=frozenset(
+            _technical_terms() | _package_words(names) | (brand_words - common.keys())
+        ),
+        brand_words=frozenset(brand_words),
+        brands=_brand_titles(),
         longest_cjk=min(longest, 10),
         languages=tuple(languages),
     )
@@ -155,6 +170,18 @@ def _package_words(names: set[str]) -> set[str]:
     """
     words = PACKAGE_WORDS_FILE.read_text(encoding="utf-8").split("\n")
     return {w for w in words if w and not w.startswith("#") and w not in names}
+
+
+def _brand_words(names: set[str]) -> set[str]:
+    """The brand words of ``brand_words.txt``, less any name of the lists (as above)."""
+    lines = BRAND_WORDS_FILE.read_text(encoding="utf-8").split("\n")
+    return {w for w in lines if w and not w.startswith(("#", "=")) and w not in names}
+
+
+def _brand_titles() -> frozenset[str]:
+    """The brand titles of two or more words of ``brand_words.txt`` (its ``= `` lines)."""
+    lines = BRAND_WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line[2:] for line in lines if line.startswith("= "))
 
 
 def _technical_terms() -> set[str]:
