@@ -15,10 +15,12 @@ reason and the graph skips the web round instead of sending anything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 
 from pipeline.deps import Redaction, Redactor
 from redaction.minimise import MIN_TERMS, Minimiser, Vocabulary, load_vocabulary
+from redaction.minimise.patterns import version_after_product
 from redaction.redactor import PresidioRedactor
 
 
@@ -82,7 +84,7 @@ class MinimisingRedactor:
         if isinstance(self._inner, PresidioRedactor):
             found = sorted(
                 (r.start, r.end, r.entity_type)
-                for r in self._inner.analyze(text, deny_terms, allow=self._minimiser.vouches)
+                for r in self._inner.analyze(text, deny_terms, allow=self._allow_in(text))
             )
         drop: list[tuple[int, int]] = []
         for start, end, entity in found:
@@ -95,12 +97,29 @@ class MinimisingRedactor:
             return Redaction(text="", entities=[e for *_, e in found], withheld=minimised.reason)
         if isinstance(self._inner, PresidioRedactor):
             redaction = self._inner.redact(
-                minimised.text, deny_terms, allow=self._minimiser.vouches
+                minimised.text, deny_terms, allow=self._allow_in(minimised.text)
             )
         else:
             redaction = self._inner.redact(minimised.text, deny_terms)
         entities = [e for *_, e in found] + list(redaction.entities)
         return Redaction(text=redaction.text, entities=entities)
+
+    def _allow_in(self, text: str) -> Callable[[str, str], bool]:
+        """The ``(entity, span) -> bool`` test of the spans of ``text`` Presidio may leave.
+
+        Those :meth:`Minimiser.vouches` for, and a dotted quad right after a product's
+        name: a version, as the minimiser's own pattern reads it ("HyperOS 1.0.4.0"; every
+        place the span occurs in ``text`` must be one).
+        """
+
+        def allow(entity: str, span: str) -> bool:
+            if entity == "IP_ADDRESS":
+                places = [m.start() for m in re.finditer(re.escape(span), text)]
+                if places and all(version_after_product(text, at) for at in places):
+                    return True
+            return self._minimiser.vouches(entity, span)
+
+        return allow
 
 
 def build_egress_redactor(

@@ -30,8 +30,10 @@ POSSESSIVES = word_set(
 
 ADDRESS_CUES_OTHER = (
     "배송지", "주소", "पता", "住所", "地址", "адрес", "عنوان", "διεύθυνσ", "כתובת", "ที่อยู่",
+    # 2026-12-04, round 8: Sinhala, Kazakh, Uzbek and Kyrgyz, Tamil, Bengali
+    "ලිපිනය", "мекенжай", "манзил", "дарек", "முகவரி", "ঠিকানা",
 )  # fmt: skip
-"""Address words of uncased scripts (and Greek stems), found inside a piece."""
+"""Address words of uncased scripts (and Greek and Cyrillic stems), found inside a piece."""
 
 ADDRESS_PHRASES = (
     ("địa", "chỉ"), ("live", "at"), ("lives", "at"), ("living", "at"), ("reside", "at"),
@@ -72,7 +74,7 @@ or "Google Drive 85.0" is no address."""
 UNCASED_STREET_WORDS = (
     "רחוב", "شارع", "ถนน", "ซอย", "ქუჩა", "გამზირი", "შესახვევი", "փողոց", "պողոտա",
     "சாலை", "தெரு", "मार्ग", "गली", "रोड", "সড়ক", "রোড", "මාවත", "ຖະໜົນ", "خیابان", "کوچه",
-    "بلوار", "መንገድ", "ጎዳና",
+    "بلوار", "መንገድ", "ጎዳና", "පාර", "වීදිය",
 )  # fmt: skip
 """Street words of uncased scripts (Hebrew, Arabic, Thai), found inside a piece."""
 

@@ -29,8 +29,9 @@ _CLAUSE_END = re.compile(
 )
 """Where an address clause ends: a sentence or clause mark, a dash, "and" or a conjunction
 ("because", "weil", "mais"...) in the support languages."""
-_HOUSE_NUMBER = re.compile(r"\d{1,5}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?")
-"""A house number, with a flat after a slash ("17/4", "99/12")."""
+_HOUSE_NUMBER = re.compile(r"(?:[a-z]{1,3}-)?\d{1,5}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?")
+"""A house number, with a flat after a slash ("17/4", "99/12") or a locative prefix before it
+("ku-14": Zulu "at 14")."""
 _STREET_PART = re.compile(r"\d{1,4}(?:st|nd|rd|th)|\d{1,4}(?:-\d{1,4}){1,3}|#\d{1,5}[A-Za-z]?")
 """Parts of an address line besides words and house numbers: an ordinal ("42nd"), a
 Japanese block number ("2-21-1"), a unit after "#" ("#404")."""
@@ -218,6 +219,9 @@ def _drop_clause(text: str, pieces: list[Piece], start: int) -> None:
             or word.group(1).casefold() in aw.ABBREVIATIONS
             or _street_ending(word.group(1).casefold())
         )
+        unit = word is not None and len(word.group(1)) <= 4 and word.group(1)[:1].isupper()
+        if unit and re.match(r"\.\s+\d", text[m.start() : m.start() + 6]):
+            continue  # a unit's abbreviation and its number ("Shk. 2", "Ap. 7", "Bl. 3")
         if m.group().startswith(".") and abbreviation:
             continue  # an abbreviation inside the address ("ul.", "m. 15", "Hauptstr.")
         end_at = m.start() + (1 if m.group().startswith(".") else 0)
@@ -233,8 +237,19 @@ def _street_ending(word: str) -> bool:
 
 
 def _number_near(pieces: list[Piece], i: int) -> bool:
-    window = pieces[max(0, i - 3) : i + 5]
+    """True when a house number stands near the street word at ``i``.
+
+    Up to three pieces before it, or after it: four pieces, or more across a street's
+    name of capitalised words and particles ("Rua da Bica Duarte Belo 27").
+    """
+    after = i + 5
+    while (
+        after < min(len(pieces), i + 8)
+        and (capitalised(pieces[after - 1].core) or pieces[after - 1].core in PARTICLES)
+        and not pieces[after - 1].raw.endswith((".", ",", ";", ":"))
+    ):
+        after += 1
     return any(
         _HOUSE_NUMBER.fullmatch(p.core.split(":")[-1]) or _STREET_PART.fullmatch(p.core)
-        for p in window
+        for p in pieces[max(0, i - 3) : after]
     )

@@ -11,12 +11,13 @@ unless beside a name.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from redaction.minimise.chinese_names import name_after_person_noun, starts_with_chinese_name
 from redaction.minimise.compounds import is_compound
 from redaction.minimise.cues import CJK_NAME_CUES
-from redaction.minimise.logins import home_login, name_login
+from redaction.minimise.logins import home_login, key_login, name_login
 from redaction.minimise.pieces import (
     CJK,
     PARTICLES,
@@ -142,10 +143,14 @@ class Classifier:
         domain = _DOMAIN_USER.fullmatch(core)
         if domain and not self._word_known(domain.group(1)):
             return "drop"  # "CORP\\jsmith", "DESKTOP-7Q2L\\chenwei": a Windows logon name
+        if key_login(core):
+            return "drop"  # "user_id=u_7f3k29xq": the value of a person's key
         if home_login(core):
             return "drop"  # "C:\\Users\\r.delacroix\\OneDrive": a person's home directory
         if name_login(self._vocab, core, _EXTENSIONS):
             return "drop"  # "ana.petrov", "m_garcia42", "user=amelie.rousseau2": a login
+        if self._name_in_identifier(core):
+            return "drop"  # "CV-Lucinda-Marsh-Obi-final.docx": a given name and a surname
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None
@@ -423,6 +428,19 @@ class Classifier:
         if words and len(names) == len(words):
             return "name"  # "a.b.kowalczyk", "CRUZ/MARIA": names, and their neighbours go too
         return "tech"
+
+    def _name_in_identifier(self, core: str) -> bool:
+        """True for a file name or identifier holding a name and a capitalised word after it.
+
+        "CV-Lucinda-Marsh-Obi-final.docx", "Resume_Jolanta_Wierzba_2024.pdf": two adjacent
+        capitalised parts, the first a name of the lists, the second a name or a word no
+        list knows. Not "Jenkins-Pipeline-Plugin.hpi" (a term) or "Set-MgUserLicense".
+        """
+        titled = [p for p in re.split(r"[\-_.]", core) if p.isalpha() and p.istitle()]
+        return any(
+            self._is_name(a) and (self._is_name(b) or not self._word_known(b))
+            for a, b in itertools.pairwise(titled)
+        )
 
     def _capital_name(self, word: str) -> bool:
         """True for a name in capitals inside an identifier that is no English word or term."""

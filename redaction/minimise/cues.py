@@ -74,7 +74,7 @@ _ID_CUES_OTHER = (
     "आधार", "मोबाइल", "番号", "번호", "아이디", "계정", "会員", "社員", "顧客", "账号", "帐号",
     "用户名", "ユーザー名", "アカウント", "사용자", "หมายเลข", "เบอร์", "บัญชี", "מספר", "טלפון",
     "číslo", "số", "nomor", "номер", "αριθμ", "τηλέφωνο", "διαβατήρι", "المستخدم", "यूज़रनेम",
-    "उपयोगकर्ता", "जन्मतिथि", "जन्म", "微信号", "qq号", "昵称",
+    "उपयोगकर्ता", "जन्मतिथि", "जन्म", "微信号", "qq号", "昵称", "משתמש", "ת.ז",
 )  # fmt: skip
 
 _ASIDE_CUES = _HANDLE_CUES | word_set("user login handle id email e-mail mail")
@@ -92,8 +92,12 @@ _ID_CUE_PHRASES = (
 )  # fmt: skip
 """Two-word id cues ("hộ chiếu", Vietnamese for passport; "screen name")."""
 
-_MY = word_set("my mein meine mi mon ma meu minha mijn mio mia moje mój benim мой моя")
-"""A possessive that opens an aside naming the value before it ("nora.k (my AD login)")."""
+_MY = word_set(
+    "my mein meine mi mon ma meu minha mijn mio mia moje mój benim мой моя мій моя min mitt "
+    "minun můj moj saya ku aku"
+)
+"""A possessive: it opens an aside naming the value before it ("nora.k (my AD login)"), and
+may stand between an id cue and its value ("User ID saya RIZ…")."""
 
 _NUMBER_CUES = word_set("number numéro número numero nummer numer nº n° nr num")
 _NUMBER_CUES_OTHER = ("رقم", "číslo", "αριθμ", "номер", "số", "nomor", "नंबर", "संख्या", "מספר")
@@ -213,6 +217,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
             or folded in _ID_NOUNS
             or piece.raw.casefold() in _ID_NOUNS
             or folded in _COPULAS
+            or folded in _MY
             or folded in ("-", "—", "#", "no", "de", "n", "n.º", "nº", "n°")
         ):
             continue
@@ -224,6 +229,7 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
             any(c.isdigit() for c in core)
             or (is_camel(core) and handle_cue and folded not in vocab.technical)
             or (core.isupper() and len(core) <= 5)
+            or (core.isupper() and "_" in core)  # "HKARIMI_RW": a database login
             or len(core) == 1
             or (
                 not core[0].isupper()

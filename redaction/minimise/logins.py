@@ -4,7 +4,8 @@ r"""Logins, used by :mod:`~redaction.minimise.classify`: made of a name, or in a
 "/home/ana.petrov/.ssh": a given name or an initial and a surname of the name lists, in
 lower case, joined by a dot or an underscore, wherever a path, key or address puts it.
 :func:`home_login`: the directory after ``/home/`` or ``C:\Users\`` in a path, whatever
-its shape.
+its shape. :func:`key_login`: the value of a key that names a person's login or id
+("user_id=u_7f3k29", "login=hk_rw").
 """
 
 from __future__ import annotations
@@ -76,3 +77,20 @@ def home_login(core: str) -> bool:
     """
     m = _HOME.search(core)
     return m is not None and m.group(1).casefold().strip("'\"") not in _SHARED_HOMES
+
+
+_PERSON_KEY = re.compile(
+    r"(?:^|[\s,;&?{(\[\-])[\"']?(?:user|user_?id|user_?name|username|login|uid|email|"
+    r"customer_?id|member_?id|employee_?id|account_?id)[\"']?\s*[=:]\s*[\"']?([^\s,;&\"')}\]]+)",
+    re.I,
+)
+_PLACEHOLDER = re.compile(r"[<{$%*]|^(?:me|null|none|nil|anonymous|root|admin|guest|\?+|x+)$", re.I)
+
+
+def key_login(core: str) -> bool:
+    """True when ``core`` holds the value of a key naming a person's login or id.
+
+    "user_id=u_7f3k29xq", "login=hk_rw", "uid:48213", "customerId=C-77812": whatever the
+    value's shape; not a placeholder ("user=<name>", "user_id=${USER_ID}", "user=root").
+    """
+    return any(not _PLACEHOLDER.search(m.group(1)) for m in _PERSON_KEY.finditer(core))

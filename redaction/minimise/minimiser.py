@@ -128,6 +128,7 @@ class Minimiser:
             if not piece.forced:
                 piece.kind = classifier.classify(pieces, i, caps_text)
         classifier.spread_names(pieces, caps_text)
+        _repeat_names(pieces)
         drop_unanchored_numbers(self._vocab, pieces)
         for piece in pieces:
             piece.keep = piece.kind in ("tech", "word")
@@ -250,3 +251,29 @@ class Minimiser:
         if not unknown:
             return frozenset()
         return frozenset(self._lookup(sorted(unknown)[:_MAX_CORPUS_WORDS])) & unknown
+
+
+def _repeat_names(pieces: Sequence[Piece]) -> None:
+    """A word dropped as a name goes wherever else the question writes it.
+
+    "Hey, name's Rain Whitfield … yes, Rain is my actual name": the cue drops the first
+    "Rain"; the second is the same person's name, though alone it is a common word. Only
+    capitalised words of letters dropped by a name cue count: not an unknown capitalised
+    word (a product as often: "Cortana still launches … the GPO 'Allow Cortana'"), nor a
+    word of the name lists that is a common word too ("Dock firmware 5.2.1" at a sentence's
+    start), nor one inside another detector's span (Presidio reads "Raspberry Pi" as a
+    person); the same word in lower case is another word.
+    """
+    named = {
+        p.core
+        for p in pieces
+        if p.kind == "name"
+        and p.forced
+        and p.core.isalpha()
+        and len(p.core) >= 2
+        and p.core[0].isupper()
+        and not p.core.isupper()
+    }
+    for piece in pieces:
+        if piece.core in named and piece.kind in ("tech", "word"):
+            piece.kind = "name"

@@ -86,7 +86,7 @@ _PLATES = re.compile(
     r"|\d[A-Z]{3}\d{3}"  # United States (California-style): "4DEF567"
     r"|[A-Z]{3}-\d{3,4}"  # United States (Pennsylvania, New York...): "ABC-1234"
     r"|[A-Z]{3}-?\d[A-Z]\d{2}"  # Mercosur: "ABC1D23", "ABC-1D23"
-    r"|[A-Z]{2}[\s\-]?\d{1,2}[\s\-]?[A-Z]{1,3}[\s\-]?\d{4}"  # India: "MH 12 AB 1234"
+    r"|[A-Z]{2}[\s\-]?\d{1,2}[A-Z]{0,2}[\s\-]?[A-Z]{1,3}[\s\-]?\d{4}"  # India: "DL 3C AB 1234"
     r"|[A-Z]{2,3}\s(?=[A-Z0-9]{0,4}\d)(?=[0-9]{0,4}[A-Z])[A-Z0-9]{4,5}"  # Poland: "WPI 4R21"
     r"|[A-Z]{3}\s\d{2}[A-Z]"  # Sweden: "ABC 12D"
     r"|\d[A-Z][A-Z0-9]\s\d{4}"  # Czechia, Slovakia: "1AB 2345"
@@ -211,7 +211,7 @@ def forced_spans(
             if pattern is EMAIL and re.match(r"git@", m.group(), re.I):
                 continue
             if pattern is _IPV4 and (
-                _after_product(text, m.start())
+                version_after_product(text, m.start())
                 or re.search(r"(?:^|\.)0\d", m.group())
                 or any(int(octet) > 255 for octet in m.group().split("."))
             ):
@@ -305,8 +305,12 @@ def _address_lines(text: str, start: int) -> int:
     return begin
 
 
-def _after_product(text: str, start: int) -> bool:
-    """True when a capitalised product word (not an IP cue) stands right before ``start``."""
+def version_after_product(text: str, start: int) -> bool:
+    """True when a capitalised product word (not an IP cue) stands right before ``start``.
+
+    A dotted quad there is a four-part version ("Rails 7.1.3.2", "HyperOS 1.0.4.0"), not a
+    host's address ("server 203.0.113.7", "from 198.51.100.4" stay addresses).
+    """
     m = re.search(r"(?:^|\s)([A-Z][A-Za-z]+|v|version)\s$", text[:start])
     return m is not None and m.group(1).casefold() not in _IP_WORDS
 

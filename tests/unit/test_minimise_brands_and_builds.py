@@ -1,8 +1,10 @@
-"""Round 8 of the minimiser (issue 11): brand names, builds and home directories.
+"""Round 8 of the minimiser (issue 11): brands, builds, homes, keys, names said twice.
 
 Brand titles come from Simple Icons (``redaction/minimise/brand_words.txt``); a build number
-is no phone number; a home directory's name is a login whatever its shape. The examples are
-invented here; none comes from the egress corpus.
+is no phone number; a home directory's name, and the value of a key naming a person, are
+logins whatever their shape; a name dropped once goes wherever it is written again; an
+address runs on over a long street name, a unit's abbreviation and its town. The examples
+are invented here; none comes from the egress corpus.
 """
 
 from __future__ import annotations
@@ -30,6 +32,21 @@ GONE = [
     ("RR 4 Site 2 Comp 9, Olds AB T4H 1P3 is refused by the Rogers portal", "T4H 1P3"),
     ("rijksregisternummer 85.07.30-033.28 wordt geweigerd door itsme", "033"),
     ("call me on 07700.900.123 about the Teams 24.1 crash", "900.123"),
+    ("ratelimit.go:88 tenant=acme user_id=u_9x2kq7 exceeded req/min on the Team plan", "9x2kq7"),
+    ("The username is PQORTIZ_RO, Oracle says ORA-01017 on login", "PQORTIZ"),
+    ("User ID saya DWIANTO8812, BCA mobile error 'Kode B311'", "DWIANTO8812"),
+    ("Hey, name's Birch Calloway. Yes, Birch is my real name; Kindle error E999", "Birch"),
+    ("Word cannot open Resume-Jolanta-Wierzba-2024.docx from Greenhouse", "Jolanta"),
+    ("मेरी गाड़ी DL 7C KQ 5521 का FASTag blacklisted दिखा रहा है", "7C KQ"),
+    (
+        "A morada é Rua da Fonte Santa Velha 31, 3.º dto., 1100-222 Lisboa. O IUC dá erro 503",
+        "Lisboa",
+    ),
+    ("ngihlala ku-22 Ndlovu Street, Umlazi, 4031; i-app ye-Capitec ithi 'Iphutha 0x21'", "Umlazi"),
+    ("adresa: Rruga e Kavajës, Pallati 8, Shk. 3, Ap. 12, Tiranë; e-Albania jep Gabim 403", "Ap"),
+    ("මගේ ලිපිනය 18/2, මහනුවර පාර, ගාල්ල. MyDialog app Error 7012", "18/2"),
+    ("Мекенжайым: Шымкент қ., Тәуке хан даңғылы 9, 44-пәтер. Kaspi.kz Қате 4011", "44-пәтер"),
+    ("שם משתמש: dana.lv. FortiClient 7.2 נתקע על SSLVPN", "dana.lv"),
 ]
 """Questions and a personal value that must not reach the provider."""
 
@@ -44,6 +61,9 @@ KEPT = [
     ("GET /api/users/me returns 401 in Django", ["/api/users/me"]),
     ("/home/ubuntu/.bashrc is ignored by cron", ["/home/ubuntu/.bashrc"]),
     ("C:\\Users\\Public\\Desktop is read-only after KB5034441", ["C:\\Users\\Public\\Desktop"]),
+    ("Jenkins-Pipeline-Plugin.hpi fails to load in Jenkins 2.440", ["Jenkins-Pipeline-Plugin.hpi"]),
+    ("Rain Bird controller in Home Assistant 2024.5 misreads the Rain sensor", ["Rain"]),
+    ("the --user=root flag of docker run 24.0 is ignored", ["--user=root"]),
 ]
 """Questions and the technical terms that must still leave."""
 
@@ -78,6 +98,17 @@ def test_the_egress_path_keeps_brands_presidio_reads_as_people(redactor: Any) ->
     text = "I bought a Raspberry Pi yesterday and it will not boot"
     assert [r.entity_type for r in redactor.analyze(text, ())] == ["PERSON"]
     assert "Raspberry Pi" in egress.redact(text).search_text
+
+
+def test_a_dotted_quad_after_a_product_is_a_version_and_after_server_an_address(
+    redactor: Any,
+) -> None:
+    egress = MinimisingRedactor(redactor, vocabulary=load_vocabulary())
+    assert (
+        "HyperOS 1.0.4.0" in egress.redact("Xiaomi 14 on HyperOS 1.0.4.0 drops Wi-Fi").search_text
+    )
+    out = egress.redact("ssh to server 203.0.113.7 fails with publickey on Ubuntu 24.04")
+    assert "203.0.113.7" not in out.search_text
 
 
 def test_brand_words_leave_out_names_and_titles_made_only_of_names() -> None:
