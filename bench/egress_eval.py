@@ -23,7 +23,8 @@ is an out-of-sample part: it prints aggregates only, never a value, term or miss
 leaking (its misses were printed once, late on 2026-12-02, so it is in-sample since), and
 ``round5``, written by a fourth helper after round 4 (opened for round 5 that night,
 in-sample since), and ``round6``, written by a fifth helper during round 5 (opened for
-round 6 on 2026-12-04). ``round7``, written by a sixth helper on 2026-12-04 while round 6
+round 6 on 2026-12-04), and ``round7``, written by a sixth helper while round 6 was tuned
+(opened for round 8 on 2026-12-04). ``round8``, written by a seventh helper while round 8
 was tuned, is the out-of-sample part now::
 
     .venv/bin/python -m bench.egress_eval                      # dev, with every miss
@@ -34,7 +35,8 @@ was tuned, is the out-of-sample part now::
     .venv/bin/python -m bench.egress_eval --split blind        # opened 2026-12-02: misses shown
     .venv/bin/python -m bench.egress_eval --split round5       # opened 2026-12-02: misses shown
     .venv/bin/python -m bench.egress_eval --split round6       # opened 2026-12-04: misses shown
-    .venv/bin/python -m bench.egress_eval --split round7       # out of sample: figures only
+    .venv/bin/python -m bench.egress_eval --split round7       # opened 2026-12-04: misses shown
+    .venv/bin/python -m bench.egress_eval --split round8       # out of sample: figures only
     .venv/bin/python -m bench.egress_eval --redact-only        # Presidio alone
 """
 
@@ -53,14 +55,17 @@ from redaction.pii_corpus import load_questions
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "egress"
 
-OUT_OF_SAMPLE = ("sealed", "round7")
+OUT_OF_SAMPLE = ("sealed", "round8")
 """Splits reported in aggregate only: never a value, a term or a miss."""
 
 
 def main(argv: list[str] | None = None) -> None:
     """Measure one split and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    splits = ["dev", "heldout", "fresh", "tune", "sealed", "blind", "round5", "round6", "round7"]
+    splits = [
+        *("dev", "heldout", "fresh", "tune", "sealed", "blind"),
+        *("round5", "round6", "round7", "round8"),
+    ]
     parser.add_argument("--split", choices=splits, default="dev")
     parser.add_argument("--redact-only", action="store_true", help="Presidio alone")
     args = parser.parse_args(argv)

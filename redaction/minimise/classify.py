@@ -150,7 +150,7 @@ class Classifier:
         if name_login(self._vocab, core, _EXTENSIONS):
             return "drop"  # "ana.petrov", "m_garcia42", "user=amelie.rousseau2": a login
         if self._name_in_identifier(core):
-            return "drop"  # "CV-Lucinda-Marsh-Obi-final.docx": a given name and a surname
+            return "name"  # "CV-Lucinda-Marsh-Obi-final.docx": a name, and its neighbours go too
         if any(c.isdigit() for c in core):
             return self._classify_digits(core)
         hyphenated = re.fullmatch(r"[^\W\d_]+(?:[\-'\u2019][^\W\d_]+)+", core) is not None

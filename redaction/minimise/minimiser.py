@@ -212,10 +212,12 @@ class Minimiser:
     def name_parts(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
         """The parts of a person detection ``text[start:end]`` that may be a name.
 
-        A brand's word that no name list holds (:attr:`Vocabulary.brand_words`) is never
-        part of a name: "Cloudflare Ray" is "Ray" after a brand, "Beim Start von
-        Nextcloud" a sentence that ends in one. (Not every technical word: Debian's package
-        words hold given names that no name list has, such as "trang".)
+        A brand's word that no name list holds (:attr:`Vocabulary.brand_words`) and that is
+        no common word is never part of a name: "Cloudflare Ray" is "Ray" after a brand,
+        "Beim Start von Nextcloud" a sentence that ends in one. Not every technical word:
+        Debian's package words hold given names that no name list has, such as "trang";
+        and not a brand's common word, which may be a street's ("Mercury"): cut from a
+        person read over an address, it left part of the address on the sealed split.
 
         Returns:
             The ``(start, end)`` spans left when such words are cut out (all of the
@@ -225,7 +227,7 @@ class Minimiser:
         for m in re.finditer(r"\S+", text[start:end]):
             word = m.group().strip(_WORD_EDGE)
             folded = word.casefold()
-            if folded in self._vocab.brand_words:
+            if folded in self._vocab.brand_words and folded not in self._vocab.common:
                 continue
             s, e = start + m.start(), start + m.end()
             if parts and text[parts[-1][1] : s].isspace():
