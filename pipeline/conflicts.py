@@ -103,25 +103,46 @@ _UNITS: dict[str, tuple[str, float]] = {
     "%": ("percent", 1), "percent": ("percent", 1),
 }  # fmt: skip
 _VALUE = re.compile(
-    r"(?<![\w.])(-?\d+(?:\.\d+)?)\s*("
+    r"(?<![\w.])(-?\d+(?:\.\d+)?)(?:([kmg])(?![\w.])|\s*("
     + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
-    + r")?(?![\w.]*\d)(?![a-z])"
+    + r")?(?![\w.]*\d)(?![a-z]))"
     r"|(?:\b(?:is|to|of|=)\s*['\"`]?)(on|off|true|false|enabled|disabled)\b",
     re.IGNORECASE,
 )
+"""A number with its unit, or a switch. A one-letter suffix right after the number, as
+nginx, HAProxy and the JVM write sizes ("1m", "16k", "2g"), is kept as written: "m" is
+megabytes in ``client_max_body_size 1m`` and minutes in ``ssl_session_timeout 5m``."""
 _SWITCHES = {"on": "on", "true": "on", "enabled": "on", "off": "off", "false": "off", "disabled": "off"}  # fmt: skip  # noqa: E501
 _TERM_LINE = re.compile(
-    r"^\s*(?:#+\s*|[-*]\s+)?[`*]*([A-Za-z_][\w.]*)[`*]*\s*(?:\([a-z ]+\)|[:\u2014-])?\s*$"
+    r"^\s*(?:#+\s*|[-*]\s+)?[`*]*([A-Za-z_][\w.]*(?:-[\w.]+)*)[`*]*\s*"
+    r"(?:\([a-z ]+\)|[:\u2014-])?\s*$"
 )
 """A line that is only a setting's name: the manual's "shared_buffers (integer)", a Markdown
-heading "### autovacuum_max_workers (integer)", a list item "- `gc.auto`:"."""
+heading "### autovacuum_max_workers (integer)", a list item "- `gc.auto`:", a hyphenated
+key "### `max-concurrent-downloads`"."""
+_LABEL_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?\|?\s*[*_]*(default(?: value)?|maximum(?: value)?|minimum(?: value)?)"
+    r"[*_]*\s*(?::[*_]*|\|)\s*(.+?)\s*\|?\s*$",
+    re.IGNORECASE,
+)
+"""A labelled line of a reference entry: a directive box's "Default: client_max_body_size
+1m;", a definition list's "**Default:** 5", a two-column table's "| Default Value | 151 |".
+The value belongs to the setting the line names first, or else to the entry it is in."""
 _NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
     "sixteen": "16", "twenty": "20", "thirty": "30", "sixty": "60", "hundred": "100",
 }  # fmt: skip
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_VERSION_BEFORE = re.compile(r"(?:version|release|postgresql|postgres|pg|git|v)\s*$", re.I)
+_PRODUCT = (
+    r"(?:version|release|postgresql|postgres|pg|git|v"
+    r"|(?-i:(?!(?:Default|Maximum|Minimum|Port|Limit|Value|Since|In|Of|To)\b)"
+    r"[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:\s(?:Engine|Server|HTTP\sServer))?))"
+)
+"""What names a release before its number: a version word, or a product's capitalised name
+("nginx" aside, "Redis 7", "MySQL 8.0", "OpenSSH 9.8", "Docker Engine 25.0"), not an
+aspect's label ("Default 5")."""
+_VERSION_BEFORE = re.compile(_PRODUCT + r"\s*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -262,9 +283,14 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
             current, elsewhere = term.group(1).lower(), False
             continue
         typed = re.search(r"\([a-z ]+\)\s*$", line) is not None  # "buffering (enum)"
-        if term and ("_" in term.group(1) or typed or line.lstrip().startswith("#")):
+        keyed = any(c in term.group(1) for c in "_.-") if term else False
+        if term and (keyed or typed or line.lstrip().startswith("#")):
             current = None  # another setting's entry (or another section) starts
-            elsewhere = typed or "_" in term.group(1) or "." in term.group(1)
+            elsewhere = typed or keyed
+            continue
+        label = _LABEL_LINE.match(line)
+        if label:
+            found.extend(_labelled(doc["id"], label, subjects, current, line))
             continue
         if "|" in line:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -319,6 +345,30 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
                     )
                 break
     return found
+
+
+def _labelled(
+    source_id: str, label: re.Match[str], subjects: Sequence[str], current: str | None, line: str
+) -> list[Statement]:
+    """The value of a labelled line (:data:`_LABEL_LINE`) for the setting it is about.
+
+    "Default: client_max_body_size 1m;" is about the setting it names first; "Default
+    Value: 151" about the entry it stands in (``current``). A default may be a word
+    ("Default: noeviction").
+    """
+    aspect = label.group(1).split()[0].lower()
+    rest = label.group(2).strip("`*; ")
+    named = next((s for s in subjects if re.match(rf"[`*]*{re.escape(s)}\b", rest, re.I)), None)
+    subject = named or current
+    if subject is None:
+        return []
+    if named:
+        rest = re.sub(rf"^[`*]*{re.escape(named)}[`*]*\s*", "", rest, flags=re.I)
+    values = _values(rest, aspect)[:1]
+    word = re.fullmatch(r"[`'\"]?([A-Za-z][\w-]*)[`'\"]?", rest)
+    if not values and aspect == "default" and word and word.group(1).lower() not in _NOT_VALUES:
+        values = [(f"'{word.group(1).lower()}'", word.group(1))]
+    return [Statement(source_id, subject, aspect, v, line.strip(), w) for v, w in values]
 
 
 _STRICT_REACH = 45
@@ -387,15 +437,30 @@ def _is_setting(name: str) -> bool:
     return ("_" in name or "." in name) and not _FILE_NAME.search(name)
 
 
+_HYPHENATED = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
+_HYPHENATED_WORDS = frozenset(
+    {"built-in", "read-only", "read-write", "well-known", "up-to-date", "so-called",
+     "non-default", "open-source", "third-party", "e-mail", "long-running", "end-to-end",
+     "out-of-the-box", "by-default", "x-ray", "co-located", "pre-built", "re-run",
+     "per-user", "per-connection", "per-process", "per-thread", "in-memory", "on-disk",
+     "self-signed", "time-out", "set-up", "log-in", "sign-in", "opt-in", "opt-out"}
+)  # fmt: skip
+"""Hyphenated English words, not settings."""
+
+
 def subjects_of(question: str) -> list[str]:
     """What the question asks about, lower-cased: settings, commands, a release.
 
-    Setting names (``shared_buffers``, ``gc.auto``, sshd's ``LoginGraceTime``), Git commands
-    (``git switch``), SQL commands written in capitals (``MERGE``), a product and its version
-    ("PostgreSQL 17"); ``["port"]`` for a port question that names none of these.
+    Setting names (``shared_buffers``, ``gc.auto``, sshd's ``LoginGraceTime``, Redis's and
+    Docker's hyphenated keys ``maxmemory-policy``, a name in backticks such as ``maxconn``),
+    Git commands (``git switch``), SQL commands written in capitals (``MERGE``), a product
+    and its version ("PostgreSQL 17"); ``["port"]`` for a port question that names none of
+    these.
     """
     subjects = {s.strip("`*") for s in identifiers(question) if "_" in s or "." in s}
     subjects |= {m.lower() for m in CAMEL_CASE.findall(question)}
+    subjects |= {m for m in _HYPHENATED.findall(question) if m not in _HYPHENATED_WORDS}
+    subjects |= {m.lower() for m in re.findall(r"`([A-Za-z][\w.-]*)`", question)}
     subjects |= {m.lower() for m in re.findall(r"\bgit [a-z][a-z-]+", question, re.I)}
     subjects |= {m.lower() for m in SQL_COMMAND.findall(question)}
     subjects |= {
@@ -583,19 +648,26 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
         return list(out.items())
     if aspect == "version":
         for m in re.finditer(
-            r"(?:\b(?:version|release|postgresql|postgres|pg|git|v)\s*)(\d+(?:\.\d+)*)\b",
+            rf"(?:\b{_PRODUCT}\s*)(\d+(?:\.\d+)*)\b"
+            r"|\b(?:in|since|with|from)\s+[a-z][\w-]*\s(\d+\.\d+(?:\.\d+)*)\b",  # "in nginx 1.25.1"
             text,
             re.I,
         ):
+            if m.group(1) is None:
+                out.setdefault(m.group(2), m.group(0).split(None, 1)[1])
+                continue
             out.setdefault(m.group(1), m.group(0))
         return list(out.items())
     for m in _VALUE.finditer(text):
         if m.group(1) and _VERSION_BEFORE.search(text[: m.start()]) and aspect != "version":
             continue  # "since PostgreSQL 13 the default ...": a version, not the value
-        if m.group(3):
-            out.setdefault(_SWITCHES[m.group(3).lower()], m.group(3))
+        if m.group(4):
+            out.setdefault(_SWITCHES[m.group(4).lower()], m.group(4))
             continue
-        number, unit = m.group(1), (m.group(2) or "").lower()
+        if m.group(2):
+            out.setdefault(f"{float(m.group(1)):g}{m.group(2).lower()}", m.group(0))
+            continue
+        number, unit = m.group(1), (m.group(3) or "").lower()
         key = number if aspect == "version" and unit not in _UNITS else _quantity(number, unit)
         if key is not None:
             out.setdefault(key, m.group(0).strip())
@@ -604,7 +676,8 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
 
 _WORD_VALUE = re.compile(
     r"(?:\b(?:is|defaults? to)\s+|=\s*)(?:now\s+)?"
-    r"(?:([`'\"])([A-Za-z][\w-]*)\1|([a-z][a-z_]*)(?=[,.;)]|$))"
+    r"(?:([`'\"])([A-Za-z][\w-]*)\1|([a-z][a-z_]*)(?=[,.;)]|$)"
+    r"|([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)\b)"  # "allkeys-lru": a code-like word, unquoted
 )
 _NOT_VALUES = frozenset(
     {"the", "a", "an", "not", "now", "set", "none", "used", "unset", "empty", "it", "that",
@@ -670,9 +743,9 @@ def quantities(text: str) -> dict[str, str]:
     plain = _VERSION_WRITTEN.sub(kept("version {0}"), plain)
     plain = re.sub(r"(?<![\w.])\d+(?:\.\d+){2,}(?![\w.]*\d)", kept("{whole}"), plain)
     for m in _VALUE.finditer(plain):
-        if m.group(1) is None:
-            continue  # a switch word ("on"): too common to check
-        number, unit = m.group(1), (m.group(2) or "").lower()
+        if m.group(1) is None or m.group(2):
+            continue  # a switch word ("on"): too common to check; "30m": fused, below
+        number, unit = m.group(1), (m.group(3) or "").lower()
         key = _quantity(number, unit)
         if key is not None:
             out.setdefault(key, m.group(0).strip() if unit in _UNITS else number)
@@ -722,14 +795,15 @@ def _word_value(text: str) -> list[tuple[str, str]]:
     """A default written as a word (an enum) right after its cue, as ``[(value, written)]``.
 
     ``replica`` in "The default value is `replica`", ``minimal`` in "out of the box
-    wal_level is minimal, which …". Quoted or code-formatted words count; a bare word only
+    wal_level is minimal, which …". Quoted or code-formatted words count, and words joined
+    by a hyphen or underscore ("defaults to allkeys-lru since …"); another bare word only
     when punctuation ends it, and never an adverb, a participle or a word of
     :data:`_NOT_VALUES` ("is computed.").
     """
     m = _WORD_VALUE.search(text)
     if m is None:
         return []
-    word = m.group(2) or m.group(3)
+    word = m.group(2) or m.group(3) or m.group(4)
     bare = m.group(3) is not None
     if word.lower() in _NOT_VALUES or (bare and re.search(r"(?:ed|ly|ing)$", word)):
         return []

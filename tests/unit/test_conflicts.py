@@ -386,3 +386,87 @@ def test_a_camel_case_directive_is_a_subject_and_its_sources_can_disagree() -> N
     conflict = find_conflict(question, [manual, wiki])
     assert conflict is not None and conflict.subject == "logingracetime"
     assert {side.value for side in conflict.sides} == {"120000 ms", "600000 ms"}
+
+
+# Reference forms beyond the PostgreSQL and Git manuals (2026-12-04): the checks found no
+# conflict at all on a corpus of other software, because they read only those two manuals'
+# forms. The examples are invented here, in the forms the projects' own manuals use.
+
+NGINX_BOX = doc(
+    "ngx",
+    "## client_max_body_size\n\nSyntax: client_max_body_size size;\n"
+    "Default: client_max_body_size 1m;\nContext: http, server, location\n\n"
+    "Sets the maximum allowed size of the client request body.",
+    "/manual/ngx_http_core.md",
+)
+MYSQL_TABLE = doc(
+    "my",
+    "### max_connections\n\n| Property | Value |\n| --- | --- |\n"
+    "| Command-Line Format | --max-connections=# |\n| Default Value | 151 |\n"
+    "| Maximum Value | 100000 |\n\nThe maximum permitted number of client connections.",
+    "/manual/mysql-server-vars.md",
+)
+REDIS_KEYS = doc(
+    "rd",
+    "### maxmemory-policy\n\n**Default:** `noeviction`\n\nHow Redis selects what to remove "
+    "when maxmemory is reached.\n\n### maxmemory-samples\n\n**Default:** 5",
+    "/manual/redis-config.md",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "manual", "plant", "values"),
+    [
+        (
+            "What is the default client_max_body_size in nginx?",
+            NGINX_BOX,
+            "Maintainer correction: client_max_body_size defaults to 10m since 1.24.",
+            {"1m", "10m"},
+        ),
+        (
+            "What is the default value of max_connections in MySQL 8.0?",
+            MYSQL_TABLE,
+            "FAQ: the default max_connections is 1000 on every 8.0 install.",
+            {"151", "1000"},
+        ),
+        (
+            "What is the default maxmemory-policy in Redis?",
+            REDIS_KEYS,
+            "Heads-up: maxmemory-policy defaults to allkeys-lru since Redis 6.",
+            {"'noeviction'", "'allkeys-lru'"},
+        ),
+    ],
+)
+def test_directive_boxes_key_value_tables_and_hyphenated_keys_are_read(
+    question: str, manual: Document, plant: str, values: set[str]
+) -> None:
+    conflict = find_conflict(question, [manual, doc("w", f"Ops notes.\n\n> {plant}")])
+    assert conflict is not None and conflict.aspect == "default"
+    assert {side.value for side in conflict.sides} == values
+    agreeing = doc("a", "Ops notes.\n\n" + plant.split(":", 1)[0] + ": nothing changed.")
+    assert find_conflict(question, [manual, agreeing]) is None
+
+
+def test_the_labelled_line_belongs_to_its_own_entry_or_the_setting_it_names() -> None:
+    values = {
+        (s.subject, s.aspect, s.value)
+        for s in statements(REDIS_KEYS, ["maxmemory-policy", "maxmemory-samples"], strict=True)
+    }
+    assert values == {
+        ("maxmemory-policy", "default", "'noeviction'"),
+        ("maxmemory-samples", "default", "5"),
+    }
+    assert statements(NGINX_BOX, ["proxy_buffer_size"], strict=True) == []
+
+
+def test_a_release_is_read_after_any_product_name() -> None:
+    from pipeline.conflicts import subjects_of
+
+    question = "In which version was the `ssl_reject_handshake` directive introduced?"
+    assert "ssl_reject_handshake" in subjects_of(question)
+    manual = doc("m", "### ssl_reject_handshake\n\nThis directive appeared in nginx 1.19.4.")
+    wiki = doc("w", "Note: ssl_reject_handshake was introduced in nginx 1.25.1.")
+    conflict = find_conflict(question, [manual, wiki])
+    assert conflict is not None and conflict.aspect == "version"
+    assert {side.value for side in conflict.sides} == {"1.19.4", "1.25.1"}
+    assert subjects_of("Is the read-only flag built-in?") == []
