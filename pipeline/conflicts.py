@@ -61,6 +61,11 @@ _COLUMN_ASPECTS: tuple[tuple[str, str], ...] = (
     ),
 )
 """Table headers that name an aspect: a row naming the subject gives it in that column."""
+_DEFAULT_COLUMN = re.compile(
+    r"^(?!.*\b(?:our|we|recommended|suggested|current|production|prod)\b).*\bdefault\b", re.I
+)
+"""A header that speaks of the default in other words ("Built-in default", "ssh-keygen
+default size (-b)"), not of the site's own choice ("Our default")."""
 _HEADING = re.compile(r"^\s*#+\s*[`*]*([A-Za-z][\w. -]*?)[`*]*(?:\s*\(.*\))?\s*$")
 _MONTHS = {
     m: i
@@ -265,7 +270,8 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
             default"); a default may then be a word. :func:`find_conflict` reads this way:
             a sentence that names the subject in passing ("1/32nd of shared_buffers",
             under ``wal_buffers``) is usually about something else. Code blocks are
-            never read (an ``ssh_config``'s ``Port 22`` is no server's default).
+            not read (an ``ssh_config``'s ``Port 22`` is no server's default), but for
+            their labelled lines (nginx's directive box, ``Default: keepalive_timeout 75s;``).
     """
     found: list[Statement] = []
     current: str | None = None
@@ -277,6 +283,9 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
             fenced = not fenced
             continue
         if fenced and strict:
+            label = _LABEL_LINE.match(line)  # nginx's directive box is a code block
+            if label:
+                found.extend(_labelled(doc["id"], label, subjects, current, line))
             continue
         term = _TERM_LINE.match(line) or _HEADING.match(line)
         if term and term.group(1).lower() in subjects:
@@ -299,11 +308,12 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
                 for n, cell in enumerate(cells)
                 for aspect, pattern in _COLUMN_ASPECTS
                 if re.fullmatch(pattern, cell.strip("`*"), re.IGNORECASE)
+                or (aspect == "default" and _DEFAULT_COLUMN.search(cell))
             }
             if header and not any(_VALUE.search(c) or _DATE.search(c) for c in cells):
                 columns = header
                 continue
-            named = [s for s in subjects if names(s, line)]
+            named = _named(subjects, line)
             for n, aspect in columns.items():
                 if named and n < len(cells) and named[0] not in cells[n].lower():
                     for value, written in _values(cells[n], aspect)[:1]:
@@ -315,7 +325,7 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
             columns = {}
         for sentence in SENTENCE.findall(line):
             lowered = sentence.lower()
-            named = [s for s in subjects if names(s, lowered)] or ([current] if current else [])
+            named = _named(subjects, lowered) or ([current] if current else [])
             if not named or (
                 strict and current is None and _in_passing(sentence, named, elsewhere)
             ):
@@ -345,6 +355,16 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
                     )
                 break
     return found
+
+
+def _named(subjects: Sequence[str], text: str) -> list[str]:
+    """The subjects ``text`` names, settings first.
+
+    In "| `keepalive_timeout` | 65s | … idle keep-alive client connection |" the row is
+    about ``keepalive_timeout``, not the question's other hyphenated word.
+    """
+    found = [s for s in subjects if names(s, text)]
+    return sorted(found, key=lambda s: not ("_" in s or "." in s))
 
 
 def _labelled(
@@ -448,6 +468,12 @@ _HYPHENATED_WORDS = frozenset(
 """Hyphenated English words, not settings."""
 
 
+_NOT_SUBJECTS = frozenset(
+    {"the", "this", "that", "which", "what", "a", "an", "its", "their", "config", "configuration",
+     "server", "client", "global", "default", "same", "other", "new", "old", "standalone"}
+)  # fmt: skip
+
+
 def subjects_of(question: str) -> list[str]:
     """What the question asks about, lower-cased: settings, commands, a release.
 
@@ -465,6 +491,17 @@ def subjects_of(question: str) -> list[str]:
     subjects |= {m.lower() for m in SQL_COMMAND.findall(question)}
     subjects |= {
         m.lower() for m in re.findall(r"\b(?:PostgreSQL|Postgres|Git) \d+(?:\.\d+)?\b", question)
+    }
+    subjects |= {  # "nginx 1.0.0", "Redis 6.0": a release of any product
+        m.lower() for m in re.findall(r"\b[A-Za-z][A-Za-z-]+ \d+\.\d+(?:\.\d+)?\b", question)
+    }
+    subjects |= {  # "the standalone http2 directive"
+        m.group(1).lower()
+        for m in re.finditer(
+            r"\b([a-z][\w.-]*[a-z0-9])\s+(?:directive|setting|option|parameter|variable)\b",
+            question,
+        )
+        if m.group(1).lower() not in _NOT_SUBJECTS
     }
     subjects -= {"git config", "git version"}
     if not subjects and re.search(r"\bport\b", question, re.IGNORECASE):
@@ -675,7 +712,7 @@ def _values(text: str, aspect: str = "default") -> list[tuple[str, str]]:
 
 
 _WORD_VALUE = re.compile(
-    r"(?:\b(?:is|defaults? to)\s+|=\s*)(?:now\s+)?"
+    r"(?:\b(?:is|defaults? to|uses)\s+|=\s*)(?:now\s+)?"
     r"(?:([`'\"])([A-Za-z][\w-]*)\1|([a-z][a-z_]*)(?=[,.;)]|$)"
     r"|([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)\b)"  # "allkeys-lru": a code-like word, unquoted
 )

@@ -470,3 +470,47 @@ def test_a_release_is_read_after_any_product_name() -> None:
     assert conflict is not None and conflict.aspect == "version"
     assert {side.value for side in conflict.sides} == {"1.19.4", "1.25.1"}
     assert subjects_of("Is the read-only flag built-in?") == []
+
+
+def test_a_directive_box_in_a_code_block_and_a_built_in_default_column_are_read() -> None:
+    box = doc(
+        "m",
+        "### keepalive_timeout\n\n```\nSyntax:  keepalive_timeout timeout;\n"
+        "Default: keepalive_timeout 75s;\nContext: http\n```\n\n```\nkeepalive_timeout 30s;\n```",
+    )
+    cheat = doc(
+        "w",
+        "| Directive | Built-in default | Our value | What it does |\n| --- | --- | --- | --- |\n"
+        "| `keepalive_timeout` | 65s | 30s | How long an idle keep-alive connection stays open. |",
+    )
+    question = (
+        "If keepalive_timeout isn't set, how long does nginx keep an idle keep-alive connection?"
+    )
+    conflict = find_conflict(question, [box, cheat])
+    assert conflict is not None and conflict.subject == "keepalive_timeout"
+    assert {side.value for side in conflict.sides} == {"75000 ms", "65000 ms"}
+    ours = doc("o", "| Directive | Our default |\n| --- | --- |\n| `keepalive_timeout` | 30s |")
+    assert find_conflict(question, [box, ours]) is None  # the site's own choice
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("When was nginx 1.0.0 released?", "nginx 1.0.0"),
+        ("In which version did the standalone http2 directive appear?", "http2"),
+        ("What does the `maxconn` setting default to in HAProxy?", "maxconn"),
+    ],
+)
+def test_a_release_a_named_directive_and_a_name_in_backticks_are_subjects(
+    question: str, subject: str
+) -> None:
+    from pipeline.conflicts import subjects_of
+
+    assert subject in subjects_of(question)
+
+
+def test_a_default_a_product_uses_out_of_the_box_is_read() -> None:
+    wiki = doc("w", "Out of the box Redis uses allkeys-lru, so set `maxmemory-policy` yourself.")
+    assert [s.value for s in statements(wiki, ["maxmemory-policy"], strict=True)] == [
+        "'allkeys-lru'"
+    ]
