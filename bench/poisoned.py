@@ -23,9 +23,14 @@ it, abstained.
 
 The held-out split is reported in aggregate only unless ``--show`` is given. A second
 corpus, written blind on other software (``tests/data/poisoned-sealed``: Redis, nginx,
-OpenSSH, sysctl and systemd), is all ``sealed`` and only ever reported in aggregate:
+OpenSSH, sysctl and systemd), is all split ``sealed``; it was reported in aggregate only
+until a third corpus existed, and opened for tuning on 2026-12-04. The third
+(``tests/data/poisoned-third``: MySQL, HAProxy, Apache httpd and Docker), all split
+``third``, is the unseen part now and is only ever reported in aggregate (``--show`` is
+refused):
 
-    .venv/bin/python -m bench.poisoned --corpus tests/data/poisoned-sealed --split sealed \
+    .venv/bin/python -m bench.poisoned --corpus tests/data/poisoned-sealed --split sealed --show
+    .venv/bin/python -m bench.poisoned --corpus tests/data/poisoned-third --split third \
         --trust '*/manual/*=3' --vouch-trust 3
 """
 
@@ -54,8 +59,12 @@ from workers.settings import Settings
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "poisoned"
 
 
+UNSEEN = ("third",)
+"""Splits reported in aggregate only: no question, answer or per-case outcome."""
+
+
 def load_cases(split: str, corpus: Path = DATA) -> list[dict[str, Any]]:
-    """The cases of one split (``dev``, ``heldout``, ``sealed`` or ``all``) of ``corpus``.
+    """The cases of one split (``dev``, ``heldout``, ``sealed``, ``third``, ``all``) of ``corpus``.
 
     Raises:
         ValueError: A line is not JSON or lacks a field (the message names the line).
@@ -137,7 +146,9 @@ def verdict(case: dict[str, Any], record: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--split", choices=["dev", "heldout", "sealed", "all"], default="dev")
+    parser.add_argument(
+        "--split", choices=["dev", "heldout", "sealed", "third", "all"], default="dev"
+    )
     parser.add_argument(
         "--corpus",
         type=Path,
@@ -157,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         "--rescore", type=Path, metavar="FILE", help="score the records of an earlier --json again"
     )
     args = parser.parse_args(argv)
+    if args.split in UNSEEN and (args.show or args.json or args.rescore):
+        parser.error(
+            f"split {args.split} is reported in aggregate only: no --show, --json or --rescore"
+        )
     if args.rescore:
         return _rescore(args.rescore, args.split, args.corpus)
     from workers.runtime.resources import limits_from  # the fleet's clients: loaded only to run
@@ -196,12 +211,15 @@ def main(argv: list[str] | None = None) -> int:
             f"vouch_trust {args.vouch_trust}",
             flush=True,
         )
-        show = (args.show and args.split != "sealed") or args.split == "dev"
+        show = (args.show and args.split not in UNSEEN) or args.split == "dev"
         records = []
-        for case in cases:
+        for n, case in enumerate(cases, 1):
             record = run_one(graph, deps, case["question"]) | {"id": case["id"]}
             record["verdict"] = verdict(case, record)
             records.append(record)
+            if args.split in UNSEEN:  # progress only: no case's outcome
+                print(f"  case {n} of {len(cases)} done, {record['seconds']} s", flush=True)
+                continue
             line = f"  {case['id']} {case['kind']:<9} {record['verdict']:<12} {record['seconds']} s"
             print(line + (f"  {case['question']} -> {record['answer'][:120]!r}" if show else ""))
             sys.stdout.flush()

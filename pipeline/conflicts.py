@@ -125,6 +125,9 @@ _TERM_LINE = re.compile(
 """A line that is only a setting's name: the manual's "shared_buffers (integer)", a Markdown
 heading "### autovacuum_max_workers (integer)", a list item "- `gc.auto`:", a hyphenated
 key "### `max-concurrent-downloads`"."""
+_SYNTAX_LINE = re.compile(r"^\s*[*_]*Syntax[*_]*\s*:[*_]*\s*[`*]*([A-Za-z_][\w.-]*)", re.I)
+"""The first line of a directive's box ("Syntax: keepalive_timeout timeout;", as nginx and
+Apache httpd document a directive): the entry of the directive it names starts."""
 _LABEL_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\|?\s*[*_]*(default(?: value)?|maximum(?: value)?|minimum(?: value)?)"
     r"[*_]*\s*(?::[*_]*|\|)\s*(.+?)\s*\|?\s*$",
@@ -281,6 +284,11 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
     for line in doc["text"].splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
+            continue
+        syntax = _SYNTAX_LINE.match(line)
+        if syntax:  # a directive's box starts its entry ("Syntax: http2 on | off;")
+            name = syntax.group(1).lower()
+            current, elsewhere = (name, False) if name in subjects else (None, True)
             continue
         if fenced and strict:
             label = _LABEL_LINE.match(line)  # nginx's directive box is a code block

@@ -514,3 +514,15 @@ def test_a_default_a_product_uses_out_of_the_box_is_read() -> None:
     assert [s.value for s in statements(wiki, ["maxmemory-policy"], strict=True)] == [
         "'allkeys-lru'"
     ]
+
+
+def test_a_syntax_line_starts_the_entry_of_the_directive_it_names() -> None:
+    manual = doc(
+        "m",
+        "## HTTP/2\n\n```\nSyntax:  http2 on | off;\nDefault: http2 off;\n```\n\n"
+        "Enables HTTP/2. This directive appeared in version 1.25.1.\n\n"
+        "```\nSyntax:  http2_chunk_size size;\nDefault: http2_chunk_size 8k;\n```\n\n"
+        "This directive appeared in version 1.9.5.",
+    )
+    found = {(s.subject, s.aspect, s.value) for s in statements(manual, ["http2"], strict=True)}
+    assert found == {("http2", "default", "'off'"), ("http2", "version", "1.25.1")}
