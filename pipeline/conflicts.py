@@ -394,7 +394,9 @@ def _labelled(
         rest = re.sub(rf"^[`*]*{re.escape(named)}[`*]*\s*", "", rest, flags=re.I)
     values = _values(rest, aspect)[:1]
     word = re.fullmatch(r"[`'\"]?([A-Za-z][\w-]*)[`'\"]?", rest)
-    if not values and aspect == "default" and word and word.group(1).lower() not in _NOT_VALUES:
+    if not values and word and word.group(1).lower() in _SWITCHES:
+        values = [(_SWITCHES[word.group(1).lower()], word.group(1))]  # "Default: http2 off;"
+    elif not values and aspect == "default" and word and word.group(1).lower() not in _NOT_VALUES:
         values = [(f"'{word.group(1).lower()}'", word.group(1))]
     return [Statement(source_id, subject, aspect, v, line.strip(), w) for v, w in values]
 

@@ -525,4 +525,6 @@ def test_a_syntax_line_starts_the_entry_of_the_directive_it_names() -> None:
         "This directive appeared in version 1.9.5.",
     )
     found = {(s.subject, s.aspect, s.value) for s in statements(manual, ["http2"], strict=True)}
-    assert found == {("http2", "default", "'off'"), ("http2", "version", "1.25.1")}
+    assert found == {("http2", "default", "off"), ("http2", "version", "1.25.1")}
+    prose = doc("w", "HTTP/2 notes.\n\nThe http2 directive is off by default.")
+    assert find_conflict("Is the http2 directive on by default?", [manual, prose]) is None
