@@ -2,9 +2,7 @@
 
 Presidio looks at the query twice: once on the whole question, where its context words
 ("address", "phone") are still there, so that every span it finds there is dropped by the
-minimiser too (of a person, only the words that may be a name, not a brand's:
-:meth:`Minimiser.name_parts`); and once, as the second layer, on the minimised text that
-would leave.
+minimiser too; and once, as the second layer, on the minimised text that would leave.
 
 :class:`MinimisingRedactor` is a :class:`~pipeline.deps.Redactor`: the graph's
 ``redact_query`` node and the worker call it like the plain Presidio redactor, and it
@@ -21,6 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from pipeline.deps import Redaction, Redactor
 from redaction.minimise import MIN_TERMS, Minimiser, Vocabulary, load_vocabulary
 from redaction.minimise.patterns import version_after_product
+from redaction.minimise.pieces import is_camel
 from redaction.redactor import PresidioRedactor
 
 
@@ -86,13 +85,9 @@ class MinimisingRedactor:
                 (r.start, r.end, r.entity_type)
                 for r in self._inner.analyze(text, deny_terms, allow=self._allow_in(text))
             )
-        drop: list[tuple[int, int]] = []
-        for start, end, entity in found:
-            if entity == "PERSON":
-                drop.extend(self._minimiser.name_parts(text, start, end))
-            else:
-                drop.append((start, end))
-        minimised = self._minimiser.minimise(text, deny_terms, drop=drop)
+        minimised = self._minimiser.minimise(
+            text, deny_terms, drop=[(start, end) for start, end, _ in found]
+        )
         if minimised.reason is not None:
             return Redaction(text="", entities=[e for *_, e in found], withheld=minimised.reason)
         if isinstance(self._inner, PresidioRedactor):
@@ -107,19 +102,34 @@ class MinimisingRedactor:
     def _allow_in(self, text: str) -> Callable[[str, str], bool]:
         """The ``(entity, span) -> bool`` test of the spans of ``text`` Presidio may leave.
 
-        Those :meth:`Minimiser.vouches` for, and a dotted quad right after a product's
-        name: a version, as the minimiser's own pattern reads it ("HyperOS 1.0.4.0"; every
-        place the span occurs in ``text`` must be one).
+        Those :meth:`Minimiser.vouches` for, and a dotted quad shaped like a version (a
+        first part of at most 30) right after a product the technical or brand vocabulary
+        knows, or written in CamelCase ("HyperOS 1.0.4.0"; every place the span occurs in
+        ``text`` must be one). Not after any capitalised word: "HostName 81.2.69.160", "My
+        Synology 192.0.2.44" and "Comcast 73.162.45.201" are hosts.
         """
 
         def allow(entity: str, span: str) -> bool:
-            if entity == "IP_ADDRESS":
+            if entity == "IP_ADDRESS" and self._version_shaped(span):
                 places = [m.start() for m in re.finditer(re.escape(span), text)]
-                if places and all(version_after_product(text, at) for at in places):
+                if places and all(self._after_product(text, at) for at in places):
                     return True
             return self._minimiser.vouches(entity, span)
 
         return allow
+
+    @staticmethod
+    def _version_shaped(span: str) -> bool:
+        parts = span.split(".")
+        return len(parts) == 4 and all(p.isdigit() for p in parts) and int(parts[0]) <= 30
+
+    def _after_product(self, text: str, at: int) -> bool:
+        word = re.search(r"(\S+)\s+$", text[:at])
+        if word is None or not version_after_product(text, at):
+            return False
+        folded = word.group(1).casefold()
+        vocab = self._vocabulary
+        return folded in vocab.technical or folded in vocab.brand_words or is_camel(word.group(1))
 
 
 def build_egress_redactor(

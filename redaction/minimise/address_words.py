@@ -130,3 +130,11 @@ ABBREVIATIONS = word_set(
 """Abbreviations whose full stop does not end an address clause ("Hauptstr. 7a, Köln")."""
 
 CLAUSE_CONJUNCTIONS = word_set("y e and et und en i ve")
+
+UNIT_ABBREVIATIONS = word_set("ap apt app apto shk bl blk kv kat et fl lgh whg dpto pt lok nr no")
+"""Abbreviations of a flat, block, floor or number inside an address, before a number ("Shk.
+2, Ap. 7", "kv. 12"): the clause goes on past their full stop."""
+
+NETWORK_WORDS = word_set("ip ipv4 ipv6 mac web e-mail email dns url ethernet wan lan")
+"""Words before an uncased address word that make it a network's or a mailbox's address
+("MAC мекенжайы", "IP-адрес"), not a postal one."""

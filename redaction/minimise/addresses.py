@@ -60,10 +60,11 @@ def apply_address_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> Non
             or nxt in aw.STREET_WORDS
             or nxt_raw in aw.STREET_WORDS
         )
+        network = prev in aw.NETWORK_WORDS or word.split("-")[0] in aw.NETWORK_WORDS
         if (
             address_word
             or bare in aw.ADDRESS_CUES
-            or any(c in word for c in aw.ADDRESS_CUES_OTHER)
+            or (any(c in word for c in aw.ADDRESS_CUES_OTHER) and not network)
             or (prev, word) in aw.ADDRESS_PHRASES
         ):
             _drop_clause(text, pieces, i + 1)
@@ -80,7 +81,7 @@ def apply_address_cues(vocab: Vocabulary, text: str, pieces: list[Piece]) -> Non
         )  # "Calle Mayor 5", "ul. Marszałkowska 84", "rue des Lilas 12", "C/ Mayor 5"
         street = street or any(c in word for c in aw.UNCASED_STREET_WORDS)
         ending = _street_ending(word) or is_romaji_ward(piece.core)
-        if (street or ending) and _number_near(pieces, i):
+        if (street or ending) and _number_near(vocab, pieces, i):
             _drop_clause(text, pieces, _address_start(pieces, i))
         else:
             number = _after_name_street(pieces, i)
@@ -219,7 +220,7 @@ def _drop_clause(text: str, pieces: list[Piece], start: int) -> None:
             or word.group(1).casefold() in aw.ABBREVIATIONS
             or _street_ending(word.group(1).casefold())
         )
-        unit = word is not None and len(word.group(1)) <= 4 and word.group(1)[:1].isupper()
+        unit = word is not None and word.group(1).casefold() in aw.UNIT_ABBREVIATIONS
         if unit and re.match(r"\.\s+\d", text[m.start() : m.start() + 6]):
             continue  # a unit's abbreviation and its number ("Shk. 2", "Ap. 7", "Bl. 3")
         if m.group().startswith(".") and abbreviation:
@@ -236,17 +237,20 @@ def _street_ending(word: str) -> bool:
     return len(word) > 6 and word.endswith(aw.STREET_ENDINGS)
 
 
-def _number_near(pieces: list[Piece], i: int) -> bool:
+def _number_near(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
     """True when a house number stands near the street word at ``i``.
 
     Up to three pieces before it, or after it: four pieces, or more across a street's
-    name of capitalised words and particles ("Rua da Bica Duarte Belo 27").
+    name of capitalised words no technical list knows and particles ("Rua da Bica Duarte
+    Belo 27"; not "Via Google Workspace Admin Console Chrome 126").
     """
     after = i + 5
     while (
         after < min(len(pieces), i + 8)
         and (capitalised(pieces[after - 1].core) or pieces[after - 1].core in PARTICLES)
         and not pieces[after - 1].raw.endswith((".", ",", ";", ":"))
+        and pieces[after - 1].core.casefold() not in vocab.technical
+        and pieces[after - 1].core.casefold() not in vocab.brand_words
     ):
         after += 1
     return any(

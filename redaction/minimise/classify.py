@@ -55,6 +55,11 @@ _SHIFTS = re.compile(r"(?<=[A-Z])(?=\d)|(?<=\d)(?=[A-Z])")
 """Where letters turn to digits or back: a document number shifts often, a model code or a
 knowledge-base id rarely ("KB5034441", "RTX4090", "SM-G991B")."""
 
+_DOCUMENTS = word_set(
+    "doc docx pdf odt rtf txt xls xlsx ods csv ppt pptx odp pages key numbers jpg jpeg png "
+    "heic eml msg zip"
+)
+"""Extensions of the documents people write and name after themselves ("CV-Ana-Lima.pdf")."""
 _EXTENSIONS = word_set(
     "json yaml yml toml xml ini conf cfg log txt csv md py js ts jsx tsx java jar class go rs "
     "rb php pl sh ps1 bat exe dll sys so dylib msi deb rpm apk dmg iso zip gz tar tgz bz2 7z "
@@ -114,7 +119,11 @@ class Classifier:
         return is_name(self._vocab, word)
 
     def classify(self, pieces: list[Piece], i: int, caps_text: bool) -> str:
-        """The kind of piece ``i``: tech, word, name, drop, punct, or lname, cname, acro."""
+        """The kind of piece ``i``: tech, word, name, drop, punct, or lname, cname, acro, brand.
+
+        The last four are settled by :meth:`spread_names`: a name beside them takes them
+        with it, else they are kept.
+        """
         piece = pieces[i]
         core = piece.core
         if not core:
@@ -126,6 +135,8 @@ class Classifier:
         folded = core.casefold()
         if folded in self._vocab.technical or (self._known(folded) and not self._is_name(core)):
             return "tech"
+        if folded in self._vocab.brand_words and folded not in self._vocab.common:
+            return "brand"  # "Bitwarden": kept, unless a name stands beside it ("Dmitri Kaspersky")
         if re.fullmatch(r"--?[^\W\d_][\w\-.=]*", core):
             return "tech"  # a command-line flag: "--legacy-peer-deps", "-Xmx"
         scoped = re.fullmatch(r"@([a-z0-9][\w.\-]*)/[\w.\-]+(?:@[\w.^~\-]+)?", core)
@@ -430,12 +441,15 @@ class Classifier:
         return "tech"
 
     def _name_in_identifier(self, core: str) -> bool:
-        """True for a file name or identifier holding a name and a capitalised word after it.
+        """True for a document's file name holding a name and a capitalised word after it.
 
         "CV-Lucinda-Marsh-Obi-final.docx", "Resume_Jolanta_Wierzba_2024.pdf": two adjacent
         capitalised parts, the first a name of the lists, the second a name or a word no
-        list knows. Not "Jenkins-Pipeline-Plugin.hpi" (a term) or "Set-MgUserLicense".
+        list knows. Only documents people write (:data:`_DOCUMENTS`): not a font
+        ("Josefin-Sans-Bold.ttf"), "Jenkins-Pipeline-Plugin.hpi" or "Set-MgUserLicense".
         """
+        if core.rsplit(".", 1)[-1].casefold() not in _DOCUMENTS or "." not in core:
+            return False
         titled = [p for p in re.split(r"[\-_.]", core) if p.isalpha() and p.istitle()]
         return any(
             self._is_name(a) and (self._is_name(b) or not self._word_known(b))
@@ -505,7 +519,7 @@ class Classifier:
                 if piece.kind == "tech" and not piece.forced and self._named_term(pieces, i):
                     piece.kind, changed = "name", True  # "Catalina Ureña": a term that is a name
                     continue
-                if piece.kind not in ("word", "lname", "cname", "acro") or piece.forced:
+                if piece.kind not in ("word", "lname", "cname", "acro", "brand") or piece.forced:
                     continue
                 if piece.core.casefold() in PARTICLES and (
                     self._between_names(pieces, i) or particles_before_name(pieces, i)
@@ -534,5 +548,5 @@ class Classifier:
                     piece.kind = "name"
                     changed = True
         for piece in pieces:
-            if piece.kind in ("lname", "cname", "acro"):
+            if piece.kind in ("lname", "cname", "acro", "brand"):
                 piece.kind = "word" if piece.kind == "lname" else "tech"

@@ -23,9 +23,9 @@ _NAME_CUES = word_set(
 """Titles: the name-shaped words after them are dropped."""
 
 _NAME_CUE_PHRASES = (
-    "my name is", "name is", "name's", "i am", "i'm", "this is", "it's", "it is", "me llamo",
-    "soy", "je suis", "je m'appelle", "c'est", "sou", "eu sou", "mi nombre es", "ich heiße",
-    "ich bin",
+    "my name is", "his name is", "her name is", "name's", "i am", "i'm", "this is", "it's",
+    "it is", "me llamo", "soy", "je suis", "je m'appelle", "c'est", "sou", "eu sou",
+    "mi nombre es", "ich heiße", "ich bin",
     "mi chiamo", "sono", "chamo-me",
     "meu nome é", "ik ben", "mijn naam is", "nazywam się", "jestem", "меня зовут",
     "benim ad\u0131m", "ben", "t.a.v.", "ako si", "ako ay", "ang pangalan ko ay",
@@ -229,7 +229,15 @@ def _drop_codes_after(vocab: Vocabulary, pieces: list[Piece], i: int) -> bool:
             any(c.isdigit() for c in core)
             or (is_camel(core) and handle_cue and folded not in vocab.technical)
             or (core.isupper() and len(core) <= 5)
-            or (core.isupper() and "_" in core)  # "HKARIMI_RW": a database login
+            or (  # "HKARIMI_RW": a database login; not "ERROR_ACCESS_DENIED"
+                core.isupper()
+                and "_" in core
+                and not all(
+                    p.casefold() in vocab.common or p.casefold() in vocab.technical
+                    for p in core.split("_")
+                    if p
+                )
+            )
             or len(core) == 1
             or (
                 not core[0].isupper()

@@ -11,6 +11,7 @@ its shape. :func:`key_login`: the value of a key that names a person's login or 
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 from redaction.minimise.pieces import PARTICLES, word_set
 from redaction.minimise.vocabulary import Vocabulary, is_name
@@ -55,15 +56,27 @@ def _login_segment(vocab: Vocabulary, segment: str, extensions: frozenset[str]) 
 
 
 _HOME = re.compile(
-    r"(?:^|[=:'\"])(?:[A-Za-z]:)?[/\\]+(?:home|Users|export/home|usr/home)[/\\]+([^/\\]+)"
+    r"(?:^|[=:'\"])(?:[A-Za-z]:|\\\\[\w.$-]+|/mnt/[a-z]|/var|/nfs|/net/[\w.-]+)?[/\\]+"
+    r"(?:home\$?|Users|users(?=\\)|export/home|usr/home)[/\\]+([^/\\]+)",
 )
-"""A path from the file system's root through a home directory (not a URL path such as
-"/api/users/me": ``Users`` is capitalised, as Windows and macOS write it)."""
-_SHARED_HOMES = word_set(
-    "public default administrator admin root shared guest user username user_name "
-    "%username% $user ${user} <user> <username> {user} you me your_name yourname name runner "
-    "ubuntu debian pi ec2-user vagrant jenkins git www-data postgres"
-) | {"all users", "default user"}
+"""A path from the file system's root through a home directory, also on a share, a WSL
+mount or an NFS home ("\\\\fs01\\home$\\hkarimi", "/mnt/c/Users/x", "c:\\users\\x"); not
+a URL path such as "/api/users/me" (``Users`` is capitalised there only as Windows and macOS
+write it, or lower case before a backslash)."""
+_SYSTEM_ACCOUNTS = word_set(
+    "root admin administrator guest nobody daemon www-data apache nginx mysql postgres redis "
+    "git jenkins runner ubuntu debian pi ec2-user azureuser opc centos fedora vagrant docker "
+    "node linuxbrew site deck vscode codespace app appuser user true false yes no none null"
+)
+"""Accounts every machine or image of a kind has, and values that are no account."""
+_SHARED_HOMES = (
+    _SYSTEM_ACCOUNTS
+    | word_set(
+        "public default shared username user_name %username% $user ${user} <user> <username> "
+        "{user} you me your_name yourname name"
+    )
+    | {"all users", "default user"}
+)
 """The accounts every machine of a kind has, and the placeholders of documentation."""
 
 
@@ -81,16 +94,26 @@ def home_login(core: str) -> bool:
 
 _PERSON_KEY = re.compile(
     r"(?:^|[\s,;&?{(\[\-])[\"']?(?:user|user_?id|user_?name|username|login|uid|email|"
-    r"customer_?id|member_?id|employee_?id|account_?id)[\"']?\s*[=:]\s*[\"']?([^\s,;&\"')}\]]+)",
+    r"customer_?id|member_?id|employee_?id|account_?id|owner|assignee|author|requester|upn|"
+    r"samaccountname)[\"']?\s*[=:]\s*[\"']?([^\s,;&\"')}\]]+)",
     re.I,
 )
-_PLACEHOLDER = re.compile(r"[<{$%*]|^(?:me|null|none|nil|anonymous|root|admin|guest|\?+|x+)$", re.I)
+_PLACEHOLDER = re.compile(
+    r"%\w+%|\$\{?\w+\}?|<[^>]*>|\{[^}]*\}|\*+|\?+|x+|me|anonymous|\d{1,2}", re.I
+)
+"""A placeholder where a value goes ("%USERNAME%", "${USER}", "<name>", "{user}")."""
 
 
 def key_login(core: str) -> bool:
     """True when ``core`` holds the value of a key naming a person's login or id.
 
-    "user_id=u_7f3k29xq", "login=hk_rw", "uid:48213", "customerId=C-77812": whatever the
-    value's shape; not a placeholder ("user=<name>", "user_id=${USER_ID}", "user=root").
+    "user_id=u_7f3k29xq", "login=hk_rw", "uid:48213", "customerId=C-77812",
+    "?email=kofi%40example.com" (read URL-decoded): whatever the value's shape; not a
+    placeholder ("user=<name>", "user_id=${USER_ID}"), a system account ("User=www-data",
+    "user=mysql") or a switch ("login=true").
     """
-    return any(not _PLACEHOLDER.search(m.group(1)) for m in _PERSON_KEY.finditer(core))
+    for m in _PERSON_KEY.finditer(unquote(core)):
+        value = m.group(1).casefold()
+        if not (_PLACEHOLDER.fullmatch(value) or value in _SYSTEM_ACCOUNTS):
+            return True
+    return False

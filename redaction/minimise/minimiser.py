@@ -27,9 +27,6 @@ from redaction.minimise.vocabulary import Vocabulary, is_name, load_vocabulary
 MIN_TERMS = 2
 """Fewer content terms than this left after minimising: the web round is skipped."""
 
-_WORD_EDGE = "\"'`()[]{}<>,;:.!?"
-"""Characters stripped from a word of a person detection before it is looked up."""
-
 _MAX_CORPUS_WORDS = 24
 """At most this many of a question's unknown words are asked of the tenant's corpus."""
 
@@ -208,33 +205,6 @@ class Minimiser:
                 for w in words
             )
         return False
-
-    def name_parts(self, text: str, start: int, end: int) -> list[tuple[int, int]]:
-        """The parts of a person detection ``text[start:end]`` that may be a name.
-
-        A brand's word that no name list holds (:attr:`Vocabulary.brand_words`) and that is
-        no common word is never part of a name: "Cloudflare Ray" is "Ray" after a brand,
-        "Beim Start von Nextcloud" a sentence that ends in one. Not every technical word:
-        Debian's package words hold given names that no name list has, such as "trang";
-        and not a brand's common word, which may be a street's ("Mercury"): cut from a
-        person read over an address, it left part of the address on the sealed split.
-
-        Returns:
-            The ``(start, end)`` spans left when such words are cut out (all of the
-            detection when it holds none).
-        """
-        parts: list[tuple[int, int]] = []
-        for m in re.finditer(r"\S+", text[start:end]):
-            word = m.group().strip(_WORD_EDGE)
-            folded = word.casefold()
-            if folded in self._vocab.brand_words and folded not in self._vocab.common:
-                continue
-            s, e = start + m.start(), start + m.end()
-            if parts and text[parts[-1][1] : s].isspace():
-                parts[-1] = (parts[-1][0], e)
-            else:
-                parts.append((s, e))
-        return parts
 
     def _ask_corpus(self, pieces: Sequence[Piece]) -> frozenset[str]:
         """The words of ``pieces`` that only the tenant's corpus could vouch for, looked up."""

@@ -125,9 +125,13 @@ _POSTCODE_TOWN = re.compile(
 """A postal code and the town after it ("69003 Lyon", "00-514 Warszawa", "1012 AB
 Amsterdam"); not after a capitalised product word or a number word ("SQL Server 2019
 Express", "port 5432 Postgres"), and a four-digit year is not a postal code."""
-_CA_POSTCODE = re.compile(r"\b[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \-]?\d[ABCEGHJ-NPRSTV-Z]\d\b")
-"""A Canadian postal code ("H2Y 1S6", "T0M 1X0"): letter, digit, letter, digit, letter, digit,
-from the letters Canada Post uses."""
+_CA_POSTCODE = re.compile(
+    r"\b(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT),?\s+"
+    r"[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ \-]?\d[ABCEGHJ-NPRSTV-Z]\d\b"
+)
+"""A Canadian postal code after its province's code ("QC H2Y 1S6", "AB T0M 1X0"): letter,
+digit, letter, digit, letter, digit, from the letters Canada Post uses. Without the
+province it is a colour or a key as often ("#C0C0C0", "G5S 1T2")."""
 _EIRCODE = re.compile(
     r"(?<![\w\-])[AC-FHKNPRTV-Y]\d{2}\s?(?=[A-Z0-9]{0,3}\d)(?=[0-9]{0,3}[A-Z])[AC-FHKNPRTV-Y0-9]{4}(?!\w)"
 )
@@ -164,9 +168,18 @@ _DATE_SHAPE = re.compile(
 is a month of any locale (:func:`month_names`)."""
 _DIGIT_RUN = re.compile(r"(?<![\w.\-])\+?\(?\d[\d()\-. /]*\d\)?(?![\w\-]|\.\d)")
 _BUILD = re.compile(r"[1-9]\d{3,4}\.\d{1,5}|[1-9]\d?(?:\.\d{1,3}){2,3}-\d{3,6}")
-"""A build number: an OS build and its revision ("22631.3527", "17763.5696"; a phone number
-is never written as two dotted groups without a leading zero), or a version and its build
-("7.2.1-69057"; not the Belgian "85.07.30-033.28", whose check digits follow a dot)."""
+"""A build number: an OS build and its revision ("22631.3527", "17763.5696"), or a version
+and its build ("7.2.1-69057"; not the Belgian "85.07.30-033.28", whose check digits follow
+a dot). Kept only after a build cue (:data:`_BUILD_CUE`): "2255.8899" alone is a phone
+number as often."""
+_BUILD_CUE = re.compile(
+    r"(?:\b(?:build|builds|version|versão|versión|release|rev|revision|update|os|dsm|srm|qts)"
+    r"|\b(?:windows|server)(?:\s+\d{2,4})?|\d+H\d|\b\d+(?:\.\d+)+)\W{0,3}$",
+    re.I,
+)
+"""What stands right before a build number: a build or version word, a product's short
+name, a Windows release ("23H2 (22631.3527)", "Windows Server 2019 (17763.5696)"), a
+version ("Windows 10.0 19045.4170")."""
 _NUMBER_OK_BEFORE = word_set("kb build error errno code event status port")
 _VERSION_WORDS = word_set(
     "build version versión versão versione versie wersja sürüm версия версія έκδοση"
@@ -211,11 +224,9 @@ def forced_spans(
             if pattern is EMAIL and re.match(r"git@", m.group(), re.I):
                 continue
             if pattern is _IPV4 and (
-                version_after_product(text, m.start())
-                or re.search(r"(?:^|\.)0\d", m.group())
-                or any(int(octet) > 255 for octet in m.group().split("."))
+                version_after_product(text, m.start()) or re.search(r"(?:^|\.)0\d", m.group())
             ):
-                continue  # "Rails 7.1.3.2", "7.00.00.171", "2.128.952.0": a four-part version
+                continue  # "Rails 7.1.3.2", "firmware 7.00.00.171": a four-part version
             if pattern is _IPV6 and not _is_ipv6(m.group()):
                 continue
             if pattern in (_IPV4, _IPV6) and is_nobodys_address(m.group()):
@@ -266,10 +277,13 @@ def forced_spans(
             continue
         groups = re.findall(r"\d+", value)
         chunks = [chunk.strip("()") for chunk in value.split()]
-        if any(is_version(chunk) or _BUILD.fullmatch(chunk) for chunk in chunks) or is_network(
-            value
-        ):
-            continue  # a version or build: "124.0.6367.91", "2022 17.9.6", "(22631.3527)"
+        build = (
+            _BUILD.fullmatch(chunks[0]) is not None
+            and len(chunks) == 1
+            and _BUILD_CUE.search(text[max(0, m.start() - 24) : m.start()])
+        )
+        if build or any(is_version(chunk) for chunk in chunks) or is_network(value):
+            continue  # a version or build: "124.0.6367.91", "2022 17.9.6", "23H2 (22631.3527)"
         before = re.findall(r"[^\W\d_]+", text[max(0, m.start() - 12) : m.start()])
         last = before[-1].casefold() if before else ""
         if last in _NUMBER_OK_BEFORE and len(groups) <= 2:

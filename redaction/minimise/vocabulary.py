@@ -52,10 +52,11 @@ class Vocabulary:
         rare: Rarer English words (zipf >= 1.5), trusted in lower case and inside
             identifiers only ("auth", "actuator").
         names: Given names and surnames of every Faker locale, and their hyphen parts.
-        technical: The shipped technical vocabulary (``technical_terms.txt``), the words of
-            Debian's package names (``package_words.txt``) and of brand titles
-            (``brand_words.txt``) that are not common words, less the names.
-        brand_words: The words of brand titles alone (``brand_words.txt``), less the names.
+        technical: The shipped technical vocabulary (``technical_terms.txt``) and the words
+            of Debian's package names (``package_words.txt``), less the names.
+        brand_words: The words of brand titles (``brand_words.txt``), less the names: a
+            product's as often as a person's ("Kaspersky", "Joplin"), so kept only where no
+            name evidence stands beside them (:mod:`~redaction.minimise.classify`).
         brands: Brand titles of two or more words, case-folded, words joined by one space
             ("raspberry pi"); not those made only of names ("calvin klein").
         longest_cjk: Length of the longest Chinese or Japanese entry in ``common``.
@@ -127,9 +128,7 @@ def load_vocabulary(languages: Sequence[str] = LANGUAGES) -> Vocabulary:
         function=function,
         rare=frozenset(rare),
         names=frozenset(names),
-        technical=frozenset(
-            _technical_terms() | _package_words(names) | (brand_words - common.keys())
-        ),
+        technical=frozenset(_technical_terms() | _package_words(names)),
         brand_words=frozenset(brand_words),
         brands=_brand_titles(),
         longest_cjk=min(longest, 10),
