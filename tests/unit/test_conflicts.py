@@ -103,7 +103,11 @@ def test_both_sides_are_stated_in_the_sources_words() -> None:
 
 @pytest.mark.parametrize(
     ("corpus", "splits", "plants"),
-    [("poisoned", {"dev", "heldout"}, 30), ("poisoned-sealed", {"sealed"}, 20)],
+    [
+        ("poisoned", {"dev", "heldout"}, 30),
+        ("poisoned-sealed", {"sealed"}, 20),
+        ("poisoned-third", {"third"}, 20),
+    ],
 )
 def test_the_poisoned_corpora_are_well_formed(corpus: str, splits: set[str], plants: int) -> None:
     """Every case's planted and true values are on the pages it names (bench.poisoned)."""
@@ -528,3 +532,12 @@ def test_a_syntax_line_starts_the_entry_of_the_directive_it_names() -> None:
     assert found == {("http2", "default", "off"), ("http2", "version", "1.25.1")}
     prose = doc("w", "HTTP/2 notes.\n\nThe http2 directive is off by default.")
     assert find_conflict("Is the http2 directive on by default?", [manual, prose]) is None
+
+
+def test_the_unseen_corpus_is_reported_in_aggregate_only() -> None:
+    from bench.poisoned import main
+
+    for flag in (["--show"], ["--json", "/tmp/x.json"], ["--rescore", "/tmp/x.json"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["--corpus", "tests/data/poisoned-third", "--split", "third", *flag])
+        assert exc.value.code == 2
