@@ -148,8 +148,9 @@ _PRODUCT = (
     r"[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:\s(?:Engine|Server|HTTP\sServer))?))"
 )
 """What names a release before its number: a version word, or a product's capitalised name
-("nginx" aside, "Redis 7", "MySQL 8.0", "OpenSSH 9.8", "Docker Engine 25.0"), not an
-aspect's label ("Default 5")."""
+("Redis 7", "MySQL 8.0", "OpenSSH 9.8", "Docker Engine 25.0"), not an aspect's label
+("Default 5"). A lower-case name ("nginx 1.25.1") counts only after "in", "since", "with" or
+"from" (:func:`_values`)."""
 _VERSION_BEFORE = re.compile(_PRODUCT + r"\s*$", re.I)
 
 
@@ -482,6 +483,7 @@ _NOT_SUBJECTS = frozenset(
     {"the", "this", "that", "which", "what", "a", "an", "its", "their", "config", "configuration",
      "server", "client", "global", "default", "same", "other", "new", "old", "standalone"}
 )  # fmt: skip
+"""Words before "directive", "setting" or "option" that name none ("the global option")."""
 
 
 def subjects_of(question: str) -> list[str]:
@@ -490,8 +492,9 @@ def subjects_of(question: str) -> list[str]:
     Setting names (``shared_buffers``, ``gc.auto``, sshd's ``LoginGraceTime``, Redis's and
     Docker's hyphenated keys ``maxmemory-policy``, a name in backticks such as ``maxconn``),
     Git commands (``git switch``), SQL commands written in capitals (``MERGE``), a product
-    and its version ("PostgreSQL 17"); ``["port"]`` for a port question that names none of
-    these.
+    and its version ("PostgreSQL 17", "nginx 1.0.0"), a word before "directive", "setting",
+    "option", "parameter" or "variable" ("the standalone http2 directive"); ``["port"]`` for
+    a port question that names none of these.
     """
     subjects = {s.strip("`*") for s in identifiers(question) if "_" in s or "." in s}
     subjects |= {m.lower() for m in CAMEL_CASE.findall(question)}
