@@ -77,7 +77,7 @@ _SHARED_HOMES = (
     )
     | {"all users", "default user"}
 )
-"""The accounts every machine of a kind has, and the placeholders of documentation."""
+"""Home directories that name no person: system accounts, and documentation's placeholders."""
 
 
 def home_login(core: str) -> bool:
@@ -98,6 +98,8 @@ _PERSON_KEY = re.compile(
     r"samaccountname)[\"']?\s*[=:]\s*[\"']?([^\s,;&\"')}\]]+)",
     re.I,
 )
+"""A key that names a person's login, address or id, and its value (in a URL, a log line, a
+config or a flag: "?email=…", "user_id=…", "--user=…", "owner: …")."""
 _PLACEHOLDER = re.compile(
     r"%\w+%|\$\{?\w+\}?|<[^>]*>|\{[^}]*\}|\*+|\?+|x+|me|anonymous|\d{1,2}", re.I
 )
