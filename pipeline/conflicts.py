@@ -291,10 +291,11 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
             name = syntax.group(1).lower()
             current, elsewhere = (name, False) if name in subjects else (None, True)
             continue
+        label = _LABEL_LINE.match(line)  # read in a code block too: nginx's directive box
+        if label:
+            found.extend(_labelled(doc["id"], label, subjects, current, line))
+            continue
         if fenced and strict:
-            label = _LABEL_LINE.match(line)  # nginx's directive box is a code block
-            if label:
-                found.extend(_labelled(doc["id"], label, subjects, current, line))
             continue
         term = _TERM_LINE.match(line) or _HEADING.match(line)
         if term and term.group(1).lower() in subjects:
@@ -305,10 +306,6 @@ def statements(doc: Document, subjects: Sequence[str], strict: bool = False) -> 
         if term and (keyed or typed or line.lstrip().startswith("#")):
             current = None  # another setting's entry (or another section) starts
             elsewhere = typed or keyed
-            continue
-        label = _LABEL_LINE.match(line)
-        if label:
-            found.extend(_labelled(doc["id"], label, subjects, current, line))
             continue
         if "|" in line:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
