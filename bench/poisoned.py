@@ -114,6 +114,7 @@ def gullible_model(corpus: Path = DATA) -> Any:
                 "resolves_question": True,
             },
             "condenser": lambda user: {"question": user},
+            "contradiction": lambda _: {"contradicting": 0, "value": ""},  # sees none
         }
     )
 
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{len(cases)} case(s) of split {args.split}; {model}; {report.chunks} chunks; "
             f"trust {args.trust or 'none'}; on_conflict {args.on_conflict}; "
-            f"vouch_trust {args.vouch_trust}",
+            f"vouch_trust {args.vouch_trust}; judge_conflicts {settings.judge_conflicts}",
             flush=True,
         )
         show = (args.show and args.split not in UNSEEN) or args.split == "dev"

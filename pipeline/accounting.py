@@ -67,20 +67,23 @@ def worst_case_calls(
     max_generations: int,
     judge_retries: int = 1,
     hypothetical_rewrite: bool = False,
+    judge_conflicts: bool = False,
 ) -> int:
     """Most model calls a turn can make, as a formula of its limits.
 
-    ``1 + (k(R+1) + w)(1+j) + R + h + G(1 + (1+j))``: the router; every chunk of the
+    ``1 + (k(R+1) + w)(1+j) + R + h + G(1 + (1+j)(1+c))``: the router; every chunk of the
     ``R+1`` index rounds and the web round graded, each grader retried ``j`` times; ``R``
     rewrites, the first of them two calls (``h`` = 1) when it is a hypothetical rewrite
     whose passage was unusable and the rewriter was asked instead; ``G`` generations,
-    each verified with up to ``1+j`` verifier calls. ``max_model_calls`` caps the turn in
-    any case.
+    each verified with up to ``1+j`` verifier calls and, when ``c`` = 1
+    (``judge_conflicts``), up to ``1+j`` contradiction checks. ``max_model_calls`` caps
+    the turn in any case.
     """
     attempts = 1 + judge_retries
     graders = (retrieve_k * (max_rewrites + 1) + web_results) * attempts
     rewrites = max_rewrites + (1 if hypothetical_rewrite and max_rewrites > 0 else 0)
-    return 1 + graders + rewrites + max_generations * (1 + attempts)
+    judges = attempts * (2 if judge_conflicts else 1)
+    return 1 + graders + rewrites + max_generations * (1 + judges)
 
 
 def worst_case_latency_s(calls: int, call_timeout_s: float, sdk_retries: int, models: int) -> float:

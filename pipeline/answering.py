@@ -2,9 +2,11 @@
 
 Generation sees graded chunks only (and, when they conflict with it, the chunks the
 cross-check search found: :mod:`pipeline.corroboration`); verification checks citations
-and lexical support in code first (no model cost), then asks the verifier. Failure policy
-of the judges: a verifier reply that cannot be parsed is asked for once more, then the
-answer fails closed (treated as ungrounded), never passed.
+and lexical support in code first (no model cost), then asks the verifier, then, for an
+answer that states a value, whether another page gives another one
+(:func:`pipeline.settling.judge_contradiction`). Failure policy of the judges: a reply
+that cannot be parsed is asked for once more, then the answer fails closed (treated as
+ungrounded), never passed.
 """
 
 from __future__ import annotations
@@ -14,14 +16,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from pipeline import prompts
-from pipeline.conflicts import (
-    both_sides_answer,
-    claim_value_problem,
-    find_conflict,
-    losing_sources,
-    resolve,
-)
-from pipeline.corroboration import corroborating, cross_check
+from pipeline.conflicts import claim_value_problem
 from pipeline.deps import Deps
 from pipeline.documents import Document
 from pipeline.evidence import claim_evidence
@@ -34,58 +29,23 @@ from pipeline.grounding import (
     resolution_problem,
 )
 from pipeline.history import earlier_answer
-from pipeline.lexical import content_terms, is_latin_text
+from pipeline.lexical import is_latin_text
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
-from pipeline.refine import refine
 from pipeline.schemas import (
-    MAX_SOURCES,
     DirectCheck,
     DirectReply,
     GeneratedAnswer,
     LatinGeneratedAnswer,
     Verification,
 )
+from pipeline.settling import judge_contradiction, settle_conflict
+from pipeline.sources import relevant_documents, sources_shown
 from pipeline.standing import abstain_reason, spent, unusable_grading
 from pipeline.state import CragState, Update, asked
 from pipeline.tracing import traced_node
-from pipeline.values import Claim, ConflictRecord, Generation
+from pipeline.values import Claim, Generation
 from pipeline.vouching import unvouched
-
-
-def relevant_documents(state: CragState) -> list[Document]:
-    """The sources of an answer, without repeats.
-
-    The chunks the cross-check search found in a conflict first (when trust settles it for
-    them they are the answer's source, :func:`pipeline.corroboration.corroborating`), then
-    index chunks kept from an ambiguous round, then the chunks graded relevant in the
-    current round, best score first; never a source a more trusted one contradicts
-    (``distrusted``).
-    """
-    graded = sorted(
-        (g for g in state.get("graded", []) if g["relevant"]), key=lambda g: -g["score"]
-    )
-    seen: set[str] = set(state.get("distrusted", []))
-    sources = []
-    for doc in [*corroborating(state), *state.get("kept", []), *(g["document"] for g in graded)]:
-        if doc["id"] not in seen:
-            seen.add(doc["id"])
-            sources.append(doc)
-    return sources
-
-
-def sources_shown(state: CragState) -> list[Document]:
-    """The sources the generator is shown, numbered from 1 in this order.
-
-    The best :data:`~pipeline.schemas.MAX_SOURCES` relevant chunks, each refined to the
-    sentences that bear on the question and the current query (CRAG §4.4).
-    """
-    return [refined(state, d) for d in relevant_documents(state)[:MAX_SOURCES]]
-
-
-def refined(state: CragState, doc: Document) -> Document:
-    """``doc`` cut to the sentences that bear on the question and the current query."""
-    return refine(doc, content_terms(f"{asked(state)} {state.get('query', '')}"))
 
 
 @traced_node("generate")
@@ -251,12 +211,17 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
         feedback = (feedback + "; " if feedback else "") + (
             unresolved or "the answer does not resolve the question"
         )
-    return update | {
+    update |= {
         "grounded": not failing,
         "resolves": verdict.resolves_question and unresolved is None,
         "feedback": feedback,
         "claim_verdicts": [i not in failing for i in range(1, len(claims) + 1)],
     }
+    if update["grounded"] and update["resolves"]:
+        # The last check before it ships: does another page give another value?
+        update |= judge_contradiction(state, deps, meter, generation, by_id)
+        update["calls"] = meter.calls
+    return update
 
 
 def _lone_fact(
@@ -413,75 +378,6 @@ def _turn(question: str, outcome: dict[str, Any]) -> dict[str, Any]:
         "status": outcome["status"],
         "answer": outcome["answer"],
         "citations": outcome["citations"],
-    }
-
-
-def settle_conflict(state: CragState, deps: Deps) -> Update:
-    """Check the kept sources for a conflict on the fact asked for, and settle it.
-
-    No conflict: ``{}``. Trust settles it (:func:`pipeline.conflicts.resolve`): the other
-    sides' sources are ``distrusted`` and generation goes on from the rest. Otherwise, by
-    the tenant's ``on_conflict``: ``"abstain"`` ends the turn as ``conflicting_sources``
-    (``generation`` ``None``); ``"both"`` answers with one claim per side, in the sources'
-    own words and citing them, still verified like any answer.
-    """
-    docs = relevant_documents(state)
-    found = find_conflict(asked(state), docs)
-    update: Update = {}
-    if found is None:
-        update, found = cross_check(state, deps, docs)
-        if found is None:
-            earlier = state.get("conflict")
-            if earlier and earlier["settled"] == "both":
-                update["conflict"] = None  # that both-sides answer is not the one written now
-            return update
-        state = {**state, **update}  # type: ignore[typeddict-item]
-        docs = relevant_documents(state)  # with the sources the cross-check found
-    by_id = {d["id"]: d for d in docs}
-    values = {
-        side.statements[0].written or side.value: [by_id[i]["locator"] for i in side.source_ids]
-        for side in found.sides
-    }
-    record: ConflictRecord = {
-        "subject": found.subject,
-        "aspect": found.aspect,
-        "values": values,
-        "settled": "abstained",
-        "winner": None,
-        "detail": found.describe(by_id),
-    }
-    if update.get("cross_check"):
-        record["detail"] += f" (found by the cross-check search {update['cross_check']['query']!r})"
-    winner = resolve(found, docs, deps.trust)
-    if winner is not None:
-        shown = winner.statements[0].written or winner.value
-        record |= {
-            "settled": "trust",
-            "winner": shown,
-            "detail": f"{record['detail']}; the more trusted source wins ({shown})",
-        }
-        distrusted = sorted(losing_sources(found, winner))
-        return update | {
-            "conflict": record,
-            "distrusted": [*state.get("distrusted", []), *distrusted],
-        }
-    if deps.on_conflict == "both":
-        sides = [by_id[i] for side in found.sides for i in side.source_ids[:1]]
-        generation: Generation = {
-            "answer": "",
-            "claims": both_sides_answer(found, sides),
-            "sources": [d["id"] for d in sides],
-        }
-        record |= {"settled": "both", "detail": f"{record['detail']}; both are given"}
-        return update | {
-            "conflict": record,
-            "generation": generation | {"answer": published_answer(generation)},
-            "feedback": "",
-        }
-    return update | {
-        "conflict": record,
-        "generation": None,
-        "feedback": record["detail"],
     }
 
 

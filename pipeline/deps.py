@@ -158,6 +158,10 @@ class Limits:
             passage together (HyDE, Gao et al. 2022); later rewrites write a new query.
         cross_check_k: Chunks fetched by the cross-check search for the fact the kept
             sources state (:mod:`pipeline.corroboration`); 0 turns it off.
+        judge_conflicts: Before a verified answer that states a value ships, search the
+            index for other pages on its fact and ask the verifier model whether one gives
+            another value (:mod:`pipeline.contradiction`): one search, and one model call
+            only when such a page is found.
     """
 
     max_rewrites: int = 2
@@ -175,6 +179,7 @@ class Limits:
     recite_claims: bool = False
     hypothetical_rewrite: bool = False
     cross_check_k: int = 8
+    judge_conflicts: bool = False
 
 
 @dataclass(frozen=True)

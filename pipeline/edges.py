@@ -166,6 +166,9 @@ def after_verify(
     only which claim failed mostly writes it again from memory. Each loop has its own
     counter (Self-RAG's critique loop, Asai et al. 2023).
     """
+    conflict = state.get("conflict")
+    if conflict is not None and conflict["settled"] == "abstained":
+        return "abstain"  # the verified answer's value is contradicted (judge_contradiction)
     if state.get("model_error") or state.get("uncorroborated"):
         return "abstain"  # no rewrite or new draft makes a lone source trusted
     budget = state["budget"]

@@ -18,7 +18,6 @@ from langgraph.runtime import Runtime
 from opentelemetry import trace
 
 from pipeline import prompts
-from pipeline.answering import relevant_documents
 from pipeline.deps import Deps, RetrievalError, WebSearchError
 from pipeline.documents import Document
 from pipeline.grounding import normalise_query
@@ -36,6 +35,7 @@ from pipeline.schemas import (
     StandaloneQuestion,
 )
 from pipeline.screening import screened
+from pipeline.sources import relevant_documents
 from pipeline.standing import kept_for_web_round, lacking_query
 from pipeline.state import RESET, CragState, Route, Update, asked, turn_reset
 from pipeline.tracing import traced_node

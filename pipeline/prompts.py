@@ -72,6 +72,15 @@ CONDENSER = (
     "one') with what they refer to. Keep it short. If it already stands alone, repeat it."
 )
 
+CONTRADICTION = (
+    "Task: the claim above comes from one document; the sources come from other documents. "
+    "Does any source state a different value for the same thing the claim gives a value "
+    "for (the same setting or item, and the same kind of value: its default, limit, port, "
+    "version or date)? A value for something else, an example, or a value someone chose "
+    "for their own system does not count. contradicting: that source's number, else 0. "
+    "value: its different value, copied exactly."
+)
+
 DIRECT_CHECK = (
     "Task: this chatbot reply was written without any sources. Decide whether it states "
     "any fact (a name, number, date, definition or claim about the world). Greetings, "
@@ -87,6 +96,7 @@ ROLE_TASKS: dict[str, str] = {
     "direct": DIRECT,
     "verifier": VERIFIER,
     "condenser": CONDENSER,
+    "contradiction": CONTRADICTION,
     "direct_check": DIRECT_CHECK,
 }
 """Each role's task text; the last line of that role's prompt."""
@@ -187,6 +197,21 @@ def verifier_messages(
         blocks.append(f"Claim {i}: {text} (cites {cites})\n{shown}")
     body = "\n\n".join(blocks)
     return _prompt(f"{body}\n\nQuestion: {question}", VERIFIER)
+
+
+def contradiction_messages(
+    question: str, claim: str, passages: Sequence[Document]
+) -> list[BaseMessage]:
+    """Prompt for judging whether passages of other pages contradict a verified claim.
+
+    Args:
+        question: The question the answer was generated for.
+        claim: The answer claim that states the value.
+        passages: Passages of other pages (numbered from 1 in this order), each cut to the
+            part about the claim's fact (:func:`pipeline.contradiction.challenge`).
+    """
+    body = "\n\n".join(format_source(n, d) for n, d in enumerate(passages, start=1))
+    return _prompt(f"Claim: {claim}\n\n{body}\n\nQuestion: {question}", CONTRADICTION)
 
 
 def direct_check_messages(question: str, reply: str) -> list[BaseMessage]:

@@ -143,3 +143,17 @@ class DirectCheck(_Strict):
     states_facts: bool = Field(
         description="True if the reply states any fact: names, numbers, dates, definitions."
     )
+
+
+class Contradiction(_Strict):
+    """The contradiction check's reply: which passage of another page gives another value."""
+
+    contradicting: int = Field(
+        ge=0,
+        le=3,
+        description="The number of the source that states a different value for the same "
+        "thing as the claim; 0 if none does.",
+    )
+    value: str = Field(
+        max_length=40, description="That different value, copied from the source; '' if none."
+    )

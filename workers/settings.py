@@ -126,6 +126,12 @@ class Settings(BaseSettings):
         description="Chunks the cross-check search fetches when the kept sources state a "
         "value the question asks for, to find a source that disagrees (0: off).",
     )
+    judge_conflicts: bool = Field(
+        False,
+        description="Before a verified answer that states a value ships, ask the verifier "
+        "model whether another page of the index gives another value (one more call when "
+        "such a page is found).",
+    )
 
     # Fleet
     queue: str = Field("crag.questions", description="Queue of question jobs.")

@@ -15,8 +15,9 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph.runtime import Runtime
 
 from pipeline.accounting import calls_by_kind
-from pipeline.answering import relevant_documents, verify
+from pipeline.answering import verify
 from pipeline.deps import Limits
+from pipeline.sources import relevant_documents
 from pipeline.standing import spent
 from tests.fakes.chat import ScriptedChatModel, echo_condenser, grade_by_keyword
 from tests.fakes.web_provider import web_result

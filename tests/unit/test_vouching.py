@@ -121,8 +121,8 @@ def test_the_level_is_the_tenants_and_a_level_at_or_below_any_source_vouches_for
 
 def test_a_later_round_without_a_conflict_drops_the_both_sides_record() -> None:
     """Else its exemption from vouching would cover the model's answer of the new round."""
-    from pipeline.answering import settle_conflict
     from pipeline.deps import Deps, Limits, Models
+    from pipeline.settling import settle_conflict
 
     stale = {"subject": "port", "aspect": "port", "values": {}, "settled": "both",
              "winner": None, "detail": "two ports"}  # fmt: skip

@@ -1,0 +1,185 @@
+"""The verifier's judgement where the code cannot read: does another page state a different value?
+
+:mod:`pipeline.conflicts` compares values in code, and only the forms its reader knows (a
+setting named, its aspect's cue, the value right after it). A planted value written in
+other words (wiki prose, a callout, a table it cannot parse) is read by no rule, so the
+answer built on it passes every check: the claim *is* in its source. Issue 12 asks for the
+rest "in the verifier's judgement where you cannot", and the seeds' second line of defence
+is a claim "supported by the other context".
+
+So, once an answer has passed verification and before it ships, its answer claim (the
+first that states a number, else the first) is searched for in the tenant's index, and
+the passages of *other pages* that name what it names (its settings, or most of its
+words) and give a value it does not are shown to the model beside it, with one question:
+does any of them state a different value for the same thing? The reply is held to what
+the passage shows, in code: the value the model names must be written in that passage and
+not in the claim. A confirmed contradiction is a :class:`~pipeline.conflicts.Conflict` like
+one read in code, settled the same way (source trust, the abstention
+``conflicting_sources``, or both sides stated).
+
+Claim-level checking against retrieved evidence follows fact-verification practice
+(FEVER: Thorne et al. 2018; "refutes" as well as "supports") and the contradiction check
+of SelfCheck-style verifiers (Manakul et al. 2023, *SelfCheckGPT*), here against the
+tenant's other documents rather than the model's own samples. Cost: one index search on
+every answer about to ship that states a value, and one model call (a few hundred prompt
+tokens) only when another page gives a value the claim does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.conflicts import Conflict, Side, SourceTrust, Statement, asked_aspect, subjects_of
+from pipeline.deps import Retriever
+from pipeline.documents import Document
+from pipeline.evidence import evidence_window
+from pipeline.lexical import content_terms, identifiers, numbers
+from pipeline.sanitize import neutralise
+from pipeline.schemas import Contradiction
+from pipeline.values import Claim
+
+MAX_PASSAGES = 2
+"""Most passages of other pages shown beside the claim (prompt tokens are the cost)."""
+PASSAGE_CHARS = 360
+"""Most characters of each passage shown (~90 tokens)."""
+MIN_SHARED_TERMS = 0.5
+"""Least share of a claim's content words a passage must hold when the claim names no
+setting, to count as being about the same thing."""
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A claim about to ship and the passages of other pages that may contradict it.
+
+    Attributes:
+        claim: The claim's text.
+        cited: The ids of the sources the claim cites.
+        passages: The passages shown, numbered from 1 in this order: each chunk with its
+            text cut to the part about the claim's fact.
+        chunks: The same chunks whole, in the same order.
+    """
+
+    claim: str
+    cited: tuple[str, ...]
+    passages: tuple[Document, ...]
+    chunks: tuple[Document, ...]
+
+
+def answer_claim(claims: Sequence[Claim]) -> Claim | None:
+    """The claim that carries the answer's value: the first with a number, else the first."""
+    return next((c for c in claims if numbers(c["text"])), claims[0] if claims else None)
+
+
+def challenge(
+    question: str,
+    claims: Sequence[Claim],
+    by_id: dict[str, Document],
+    retriever: Retriever,
+    k: int,
+    trust: SourceTrust,
+    skip: set[str],
+) -> Challenge | None:
+    """Search the index for other pages on the answer claim's fact; ``None`` if none qualify.
+
+    Only an answer to a question about a value counts: one whose answer claim states a
+    number, or whose question asks for an aspect :mod:`pipeline.conflicts` knows
+    (a default, a limit, a port, a version, a date).
+
+    Args:
+        question: The turn's standalone question.
+        claims: The verified answer's claims.
+        by_id: The turn's sources by id (the claim's cited ones among them).
+        retriever: The tenant's index.
+        k: Chunks the search fetches.
+        trust: The tenant's source trust: passages of more trusted pages are shown first.
+        skip: Chunk ids never shown (sources a more trusted one already contradicted).
+
+    Returns:
+        The claim and at most :data:`MAX_PASSAGES` passages of pages the claim does not
+        cite, each naming what the claim names and giving a value the claim does not.
+
+    Raises:
+        RetrievalError: The search failed.
+    """
+    claim = answer_claim(claims)
+    if claim is None or not (numbers(claim["text"]) or asked_aspect(question)):
+        return None
+    cited = [by_id[i] for i in claim["source_ids"] if i in by_id]
+    if not cited:
+        return None
+    pages = {d["locator"] for d in cited}
+    found = retriever.search(claim["text"], k)
+    others = [d for d in found if d["locator"] not in pages and d["id"] not in skip]
+    ranked = sorted(others, key=lambda d: -trust.level(d))  # stable: search order kept
+    passages: list[Document] = []
+    chunks: list[Document] = []
+    for doc in ranked:
+        passage = _passage(question, claim["text"], doc)
+        if passage is not None and all(p["locator"] != doc["locator"] for p in passages):
+            passages.append({**doc, "text": passage})
+            chunks.append(doc)
+        if len(passages) == MAX_PASSAGES:
+            break
+    if not passages:
+        return None
+    cited_ids = tuple(d["id"] for d in cited)
+    return Challenge(claim["text"], cited_ids, tuple(passages), tuple(chunks))
+
+
+def _passage(question: str, claim: str, doc: Document) -> str | None:
+    """The passage of ``doc`` about the claim's fact that gives another value, else ``None``."""
+    text = evidence_window(claim, neutralise(doc["text"])[0])[:PASSAGE_CHARS]
+    named = identifiers(claim) | {s for s in subjects_of(question) if "_" in s or "." in s}
+    if named:
+        if not any(_whole(n, text) for n in named):
+            return None
+    else:
+        terms = content_terms(claim)
+        if not terms or len(content_terms(text) & terms) / len(terms) < MIN_SHARED_TERMS:
+            return None
+    claimed = numbers(claim)
+    if claimed and not numbers(text) - claimed:
+        return None  # the same figures or none: nothing this passage could contradict
+    return text
+
+
+def _whole(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def confirmed(found: Challenge, reply: Contradiction) -> Document | None:
+    """The passage the model says contradicts the claim, if the passage bears that out.
+
+    The model's word alone is not enough (a 1.5B model names contradictions that are not
+    there): the value it quotes must be written in that passage, and not in the claim, and
+    a value with a number must have one the claim does not.
+    """
+    if not 1 <= reply.contradicting <= len(found.passages):
+        return None
+    value = " ".join(reply.value.split()).lower()
+    passage = found.passages[reply.contradicting - 1]
+    if not value or value not in " ".join(passage["text"].split()).lower():
+        return None
+    if value in found.claim.lower():
+        return None
+    if numbers(value) and not numbers(value) - numbers(found.claim):
+        return None
+    return passage
+
+
+def as_conflict(question: str, found: Challenge, other: Document, value: str) -> Conflict:
+    """The confirmed contradiction as a :class:`~pipeline.conflicts.Conflict` of two sides.
+
+    The claim's side is its cited sources with the claim's own figures (or its text, when
+    it has none); the other side is the passage's page with the value the model quoted.
+    """
+    subject = next(iter(sorted(identifiers(found.claim))), None) or next(
+        iter(subjects_of(question)), "the fact asked for"
+    )
+    aspect = asked_aspect(question) or "value"
+    ours = " ".join(sorted(numbers(found.claim) - numbers(other["text"]))) or found.claim
+    mine = tuple(Statement(i, subject, aspect, ours, found.claim, ours) for i in found.cited)
+    theirs = (Statement(other["id"], subject, aspect, value, other["text"], value),)
+    return Conflict(subject, aspect, (Side(ours, mine), Side(value, theirs)))

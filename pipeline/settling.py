@@ -1,0 +1,218 @@
+"""Sources that disagree on the fact asked for: found, then settled by trust, an abstention or both.
+
+Two ways a disagreement is found. Before generation, in code
+(:func:`settle_conflict`: :mod:`pipeline.conflicts` over the kept sources, then the
+cross-check search of :mod:`pipeline.corroboration`). After verification, by the model
+where the code could not read the value (:func:`judge_contradiction`:
+:mod:`pipeline.contradiction`). Either is settled the same way (:func:`settled`): the
+tenant's source trust, else ``conflicting_sources``, else, where the tenant allows it, an
+answer that gives both values with their citations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipeline import prompts
+from pipeline.conflicts import Conflict, both_sides_answer, find_conflict, losing_sources, resolve
+from pipeline.contradiction import as_conflict, challenge, confirmed
+from pipeline.corroboration import cross_check
+from pipeline.deps import Deps, RetrievalError
+from pipeline.documents import Document
+from pipeline.grounding import published_answer
+from pipeline.llm import BadReply, ModelUnavailable
+from pipeline.meter import Meter
+from pipeline.schemas import Contradiction
+from pipeline.sources import relevant_documents
+from pipeline.standing import over_budget
+from pipeline.state import CragState, Update, asked
+from pipeline.values import ConflictRecord, CrossCheck, Generation
+
+
+def settle_conflict(state: CragState, deps: Deps) -> Update:
+    """Check the kept sources for a conflict on the fact asked for, in code, and settle it.
+
+    No conflict: ``{}`` (or ``{"conflict": None}`` when an earlier both-sides answer is
+    not the one being written now). Otherwise :func:`settled`; a both-sides answer is
+    still verified like any answer.
+    """
+    docs = relevant_documents(state)
+    found = find_conflict(asked(state), docs)
+    update: Update = {}
+    how = ""
+    if found is None:
+        update, found = cross_check(state, deps, docs)
+        if found is None:
+            earlier = state.get("conflict")
+            if earlier and earlier["settled"] == "both":
+                update["conflict"] = None  # that both-sides answer is not the one written now
+            return update
+        state = {**state, **update}  # type: ignore[typeddict-item]
+        docs = relevant_documents(state)  # with the sources the cross-check found
+        how = f" (found by the cross-check search {update['cross_check']['query']!r})"
+    return update | settled(state, deps, found, docs, how)
+
+
+def settled(
+    state: CragState, deps: Deps, found: Conflict, docs: Sequence[Document], how: str = ""
+) -> Update:
+    """Settle ``found``: trust, else the tenant's ``on_conflict``.
+
+    Trust settles it (:func:`pipeline.conflicts.resolve`): the other sides' sources are
+    ``distrusted`` and the answer is written from the rest. Otherwise ``"abstain"`` ends
+    the turn as ``conflicting_sources`` (``generation`` ``None``); ``"both"`` answers with
+    one claim per side, in the sources' own words and citing them.
+
+    Args:
+        state: The turn's state.
+        deps: The run's dependencies (``trust``, ``on_conflict``).
+        found: The conflict.
+        docs: Every source a side of ``found`` names.
+        how: Appended to the record's detail: how the conflict was found.
+
+    Returns:
+        The update: ``conflict`` (a :class:`~pipeline.values.ConflictRecord`), and
+        ``distrusted``, or ``generation`` and ``feedback``.
+    """
+    by_id = {d["id"]: d for d in docs}
+    values = {
+        side.statements[0].written or side.value: [by_id[i]["locator"] for i in side.source_ids]
+        for side in found.sides
+    }
+    record: ConflictRecord = {
+        "subject": found.subject,
+        "aspect": found.aspect,
+        "values": values,
+        "settled": "abstained",
+        "winner": None,
+        "detail": found.describe(by_id) + how,
+    }
+    winner = resolve(found, docs, deps.trust)
+    if winner is not None:
+        shown = winner.statements[0].written or winner.value
+        record |= {
+            "settled": "trust",
+            "winner": shown,
+            "detail": f"{record['detail']}; the more trusted source wins ({shown})",
+        }
+        distrusted = sorted(losing_sources(found, winner))
+        return {"conflict": record, "distrusted": [*state.get("distrusted", []), *distrusted]}
+    if deps.on_conflict == "both":
+        sides = [by_id[i] for side in found.sides for i in side.source_ids[:1]]
+        generation: Generation = {
+            "answer": "",
+            "claims": both_sides_answer(found, sides),
+            "sources": [d["id"] for d in sides],
+        }
+        record |= {"settled": "both", "detail": f"{record['detail']}; both are given"}
+        return {
+            "conflict": record,
+            "generation": generation | {"answer": published_answer(generation)},
+            "feedback": "",
+        }
+    return {"conflict": record, "generation": None, "feedback": record["detail"]}
+
+
+def judge_contradiction(
+    state: CragState,
+    deps: Deps,
+    meter: Meter,
+    generation: Generation,
+    by_id: dict[str, Document],
+) -> Update:
+    """Before a verified answer ships, ask the model whether another page gives another value.
+
+    Runs when ``Limits.judge_conflicts`` is on, the tenant has an index, and
+    :func:`pipeline.contradiction.challenge` finds passages of other pages on the answer
+    claim's fact. A contradiction the passage bears out
+    (:func:`~pipeline.contradiction.confirmed`) is settled by :func:`settled`, its page
+    joining the turn's sources (``cross_check``):
+
+    - the claim's source is more trusted: the answer ships, its detail naming the other value;
+    - the other page is more trusted: the claim's sources are ``distrusted`` and the answer
+      is written again (``grounded`` ``False``);
+    - neither: ``conflicting_sources``, or with ``on_conflict="both"`` an answer stating
+      both passages with their citations.
+
+    Fails closed: a reply that is unusable twice, or no budget left for the call, means the
+    answer is not shipped (``grounded`` ``False``; the budget case abstains
+    ``budget_exhausted``). A failed search is recorded (``cross_check.error``) and the
+    answer ships on the checks it passed, as with the cross-check search.
+
+    Returns:
+        ``{}`` when there is nothing to judge or no contradiction; else the update.
+    """
+    if not deps.limits.judge_conflicts or deps.retriever is None:
+        return {}
+    question = asked(state)
+    skip = set(state.get("distrusted", []))
+    try:
+        found = challenge(
+            question,
+            generation["claims"],
+            by_id,
+            deps.retriever,
+            max(deps.limits.cross_check_k, 1),
+            deps.trust,
+            skip,
+        )
+    except RetrievalError as exc:
+        return {"cross_check": _with(state, None, question, error=str(exc))}
+    if found is None:
+        return {}
+    if over_budget({**state, "calls": [*state.get("calls", []), *meter.calls]}):
+        return {"grounded": False, "resolves": False, "feedback": _UNCHECKED}
+    messages = prompts.contradiction_messages(question, found.claim, found.passages)
+    try:
+        reply = meter.ask("contradiction", deps.models.verifier, Contradiction, messages, retries=1)
+    except BadReply as exc:
+        return {
+            "grounded": False,
+            "resolves": False,
+            "feedback": f"the contradiction check could not judge the answer ({exc})",
+        }
+    except ModelUnavailable as exc:
+        return {"model_error": str(exc)}
+    passage = confirmed(found, reply)
+    if passage is None:
+        return {}
+    other = next(d for d in found.chunks if d["id"] == passage["id"])
+    conflict = as_conflict(question, found, passage, " ".join(reply.value.split()))
+    docs = [*by_id.values(), other]
+    how = f" (judged by the model against {other['locator']})"
+    update: Update = {"cross_check": _with(state, other, found.claim)}
+    update |= settled(state, deps, conflict, docs, how)
+    record = update["conflict"]
+    if record["settled"] == "trust":
+        if set(found.cited) & set(update.get("distrusted", [])):
+            return update | {"grounded": False, "resolves": False, "feedback": record["detail"]}
+        return update  # the claim's source won: the answer ships, naming the other value
+    if record["settled"] == "both":
+        return update | {"grounded": True, "resolves": True, "claim_verdicts": [True, True]}
+    return update | {"grounded": False, "resolves": False}
+
+
+_UNCHECKED = (
+    "the answer could not be checked against the tenant's other pages: the model-call "
+    "budget has no call left for the contradiction check"
+)
+
+
+def _with(
+    state: CragState, doc: Document | None, query: str, error: str | None = None
+) -> CrossCheck:
+    """The turn's cross-check record with ``doc`` among its documents (or ``error`` noted).
+
+    ``query`` is recorded when the turn had no cross-check search of its own.
+    """
+    previous = state.get("cross_check")
+    record: CrossCheck = (
+        {**previous, "documents": list(previous["documents"])}
+        if previous
+        else {"query": query, "documents": [], "error": None}
+    )
+    if doc is not None and all(d["id"] != doc["id"] for d in record["documents"]):
+        record["documents"].append(doc)
+    if error is not None:
+        record["error"] = error
+    return record
