@@ -51,9 +51,10 @@ PLANTED, TRUE = "45s", "1min"
 @pytest.fixture
 def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
     pages = {"manual/runtime-config-autovacuum.md": MANUAL, "wiki/vacuum-notes.md": WIKI}
-    with tenant_with_pages(
-        es, "t-judged", tmp_path, pages, index_prefix=settings.index_prefix
-    ) as (name, _):
+    with tenant_with_pages(es, "t-judged", tmp_path, pages, index_prefix=settings.index_prefix) as (
+        name,
+        _,
+    ):
         yield name
 
 
