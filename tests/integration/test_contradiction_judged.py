@@ -46,11 +46,21 @@ MANUAL = (
     "file or on the server command line.\n"
 )
 PLANTED, TRUE = "45s", "1min"
+AGREEING_WIKI = "# Checkpoint notes\n\nThe default checkpoint_timeout is 5min; we keep it.\n"
+AGREEING_MANUAL = (
+    "# Checkpoints\n\ncheckpoint_timeout (integer)\n\nMaximum time between automatic WAL "
+    "checkpoints. The default is five minutes (5min).\n"
+)
 
 
 @pytest.fixture
 def tenant(es: Any, settings: Any, tmp_path: Path) -> Iterator[str]:
-    pages = {"manual/runtime-config-autovacuum.md": MANUAL, "wiki/vacuum-notes.md": WIKI}
+    pages = {
+        "manual/runtime-config-autovacuum.md": MANUAL,
+        "wiki/vacuum-notes.md": WIKI,
+        "manual/runtime-config-wal.md": AGREEING_MANUAL,
+        "wiki/checkpoint-notes.md": AGREEING_WIKI,
+    }
     with tenant_with_pages(es, "t-judged", tmp_path, pages, index_prefix=settings.index_prefix) as (
         name,
         _,
@@ -65,7 +75,7 @@ def believe_the_plant(user: str) -> dict[str, Any]:
         if PLANTED in text:
             return answer(("The autovacuum_naptime sits at 45s on every new cluster.", [n]))
     n, text = sources[0]
-    sentence = next(s for s in re.split(r"(?<=\.)\s|\n", text) if TRUE in s)
+    sentence = next(s for s in re.split(r"(?<=\.)\s|\n", text) if "default" in s.lower())
     return answer((sentence.strip().rstrip(".") + ".", [n]))
 
 
@@ -79,8 +89,8 @@ def judge_naming(value: str) -> Any:
     return judge
 
 
-def model(judge: Any = None) -> ScriptedChatModel:
-    scripted = gullible_model(believe_the_plant)
+def model(judge: Any = None, generator: Any = believe_the_plant) -> ScriptedChatModel:
+    scripted = gullible_model(generator)
     if judge is not None:
         scripted.script["contradiction"] = judge
     return scripted
@@ -96,9 +106,10 @@ def run(
     judge: bool = True,
     **kw: Any,
 ) -> dict[str, Any]:
-    limits = Limits(retrieve_k=1, judge_conflicts=judge, **kw.pop("limits", {}))
+    limits = Limits(**{"retrieve_k": 1, "judge_conflicts": judge, **kw.pop("limits", {})})
+    question = kw.pop("question", QUESTION)
     base = make_deps(es, tenant, scripted, redactor, index_prefix=settings.index_prefix)
-    return run_turn(index_only(dataclasses.replace(base, limits=limits), **kw), QUESTION)
+    return run_turn(index_only(dataclasses.replace(base, limits=limits), **kw), question)
 
 
 def test_without_the_judgement_the_unreadable_plant_is_shipped(
@@ -198,3 +209,21 @@ def test_with_no_call_left_for_the_judgement_the_answer_is_not_shipped(
     assert state["outcome"]["status"] == "abstained"
     assert state["outcome"]["reason"] == "budget_exhausted"
     assert scripted.roles_called() == ["grader", "generator", "verifier"]
+
+
+def test_a_page_that_states_the_same_value_costs_no_model_call(
+    tenant: str, es: Any, redactor: Any, settings: Any
+) -> None:
+    def state_the_timeout(user: str) -> dict[str, Any]:
+        n = next(n for n, text in shown_sources(user) if "5min" in text)
+        return answer(("The default checkpoint_timeout is 5min.", [n]))
+
+    scripted = model(judge_naming("5min"), state_the_timeout)
+    question = "What is the default checkpoint_timeout?"
+    state = run(
+        es, tenant, redactor, settings, scripted, question=question, limits={"retrieve_k": 4}
+    )
+
+    assert state["outcome"]["status"] == "answered", state["outcome"]["detail"]
+    assert "5min" in state["outcome"]["answer"]
+    assert "contradiction" not in scripted.roles_called()
