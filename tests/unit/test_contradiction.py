@@ -1,0 +1,79 @@
+"""What the contradiction judge's reply must bear out before it counts (pipeline.contradiction)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pipeline.contradiction import Challenge, answer_claim, as_conflict, confirmed
+from pipeline.schemas import Contradiction
+
+
+def doc(i: str, text: str, locator: str) -> Any:
+    return {"id": i, "text": text, "locator": locator, "title": locator, "source_type": "index"}
+
+
+CLAIM = "The autovacuum_naptime sits at 45s on every new cluster."
+MANUAL = doc("m1", "autovacuum_naptime (integer): The default is one minute (1min).", "manual/a.md")
+OTHER = doc("w2", "On staging we set autovacuum_naptime to 30s for tests.", "wiki/b.md")
+FOUND = Challenge(CLAIM, ("w1",), (MANUAL, OTHER), (MANUAL, OTHER))
+
+
+def test_the_answer_claim_is_the_first_that_states_a_number() -> None:
+    claims: Any = [
+        {"text": "Autovacuum checks each database in turn.", "source_ids": ["a"]},
+        {"text": "It waits 45s between runs.", "source_ids": ["b"]},
+    ]
+    assert answer_claim(claims) == claims[1]
+    assert answer_claim(claims[:1]) == claims[0]
+    assert answer_claim([]) is None
+
+
+@pytest.mark.parametrize(
+    ("contradicting", "value", "why"),
+    [
+        (0, "", "the judge saw none"),
+        (3, "1min", "no third passage was shown"),
+        (1, "10min", "the passage does not say 10min"),
+        (1, "45s", "the claim's own value"),
+        (2, "1min", "passage 2 does not say it"),
+        (1, "", "no value quoted"),
+    ],
+)
+def test_a_reply_the_passage_does_not_bear_out_is_no_contradiction(
+    contradicting: int, value: str, why: str
+) -> None:
+    reply = Contradiction(contradicting=contradicting, value=value)
+    assert confirmed(FOUND, reply) is None, why
+
+
+def test_a_figure_the_claim_already_gives_is_no_other_value() -> None:
+    found = Challenge("It waits 45 s, never 1 minute.", ("w1",), (MANUAL,), (MANUAL,))
+    assert confirmed(found, Contradiction(contradicting=1, value="one minute (1min)")) is None
+
+
+def test_a_value_the_passage_states_is_a_contradiction_whatever_its_spacing_or_case() -> None:
+    reply = Contradiction(contradicting=1, value="One  minute")
+    assert confirmed(FOUND, reply) == MANUAL
+
+
+def test_the_conflict_names_the_setting_the_aspect_and_both_values() -> None:
+    conflict = as_conflict("What is the default autovacuum_naptime?", FOUND, MANUAL, "1min")
+
+    assert (conflict.subject, conflict.aspect) == ("autovacuum_naptime", "default")
+    assert [side.value for side in conflict.sides] == ["45", "1min"]
+    assert [side.source_ids for side in conflict.sides] == [["w1"], ["m1"]]
+    by_id = {"w1": doc("w1", CLAIM, "wiki/vacuum.md"), "m1": MANUAL}
+    assert conflict.describe(by_id) == (
+        "the sources disagree on the default of autovacuum_naptime: "
+        "45 (wiki/vacuum.md) vs 1min (manual/a.md)"
+    )
+
+
+def test_a_claim_with_no_setting_takes_the_questions_subject_or_says_what_it_is() -> None:
+    found = Challenge("Redis 6.0 reached general availability in 2021.", ("w1",), (), ())
+    when = as_conflict("When did Redis 6.0 reach general availability?", found, MANUAL, "2020")
+    assert (when.subject, when.aspect) == ("redis 6.0", "value")
+    vague = as_conflict("How long should I wait?", found, MANUAL, "2020")
+    assert (vague.subject, vague.aspect) == ("the fact asked for", "value")
