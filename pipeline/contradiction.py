@@ -31,7 +31,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.conflicts import Conflict, Side, SourceTrust, Statement, asked_aspect, subjects_of
+from pipeline.conflicts import (
+    Conflict,
+    Side,
+    SourceTrust,
+    Statement,
+    asked_aspect,
+    quantities,
+    subjects_of,
+)
 from pipeline.deps import Retriever
 from pipeline.documents import Document
 from pipeline.evidence import evidence_window
@@ -139,9 +147,9 @@ def _passage(question: str, claim: str, doc: Document) -> str | None:
         terms = content_terms(claim)
         if not terms or len(content_terms(text) & terms) / len(terms) < MIN_SHARED_TERMS:
             return None
-    claimed = numbers(claim)
-    if claimed and not numbers(text) - claimed:
-        return None  # the same figures or none: nothing this passage could contradict
+    claimed = set(quantities(claim))
+    if claimed and not set(quantities(text)) - claimed:
+        return None  # the same quantities or none: nothing this passage could contradict
     return text
 
 
@@ -154,7 +162,8 @@ def confirmed(found: Challenge, reply: Contradiction) -> Document | None:
 
     The model's word alone is not enough (a 1.5B model names contradictions that are not
     there): the value it quotes must be written in that passage, and not in the claim, and
-    a value with a number must have one the claim does not.
+    a value with a quantity must have one the claim does not (quantities compared as
+    :func:`pipeline.conflicts.quantities` normalises them: "512 KB" is not "512 MB").
     """
     if not 1 <= reply.contradicting <= len(found.passages):
         return None
@@ -164,7 +173,8 @@ def confirmed(found: Challenge, reply: Contradiction) -> Document | None:
         return None
     if value in found.claim.lower():
         return None
-    if numbers(value) and not numbers(value) - numbers(found.claim):
+    stated = set(quantities(value))
+    if stated and not stated - set(quantities(found.claim)):
         return None
     return passage
 
@@ -172,14 +182,17 @@ def confirmed(found: Challenge, reply: Contradiction) -> Document | None:
 def as_conflict(question: str, found: Challenge, other: Document, value: str) -> Conflict:
     """The confirmed contradiction as a :class:`~pipeline.conflicts.Conflict` of two sides.
 
-    The claim's side is its cited sources with the claim's own figures (or its text, when
-    it has none); the other side is the passage's page with the value the model quoted.
+    The claim's side is its cited sources with the claim's quantities the passage does not
+    give, as the claim writes them (or its text, when it has none); the other side is the
+    passage's page with the value the model quoted.
     """
     subject = next(iter(sorted(identifiers(found.claim))), None) or next(
         iter(subjects_of(question)), "the fact asked for"
     )
     aspect = asked_aspect(question) or "value"
-    ours = " ".join(sorted(numbers(found.claim) - numbers(other["text"]))) or found.claim
+    theirs_stated = quantities(other["text"])
+    mine_only = [w for q, w in quantities(found.claim).items() if q not in theirs_stated]
+    ours = " ".join(mine_only) or found.claim
     mine = tuple(Statement(i, subject, aspect, ours, found.claim, ours) for i in found.cited)
     theirs = (Statement(other["id"], subject, aspect, value, other["text"], value),)
     return Conflict(subject, aspect, (Side(ours, mine), Side(value, theirs)))

@@ -62,12 +62,12 @@ def test_the_conflict_names_the_setting_the_aspect_and_both_values() -> None:
     conflict = as_conflict("What is the default autovacuum_naptime?", FOUND, MANUAL, "1min")
 
     assert (conflict.subject, conflict.aspect) == ("autovacuum_naptime", "default")
-    assert [side.value for side in conflict.sides] == ["45", "1min"]
+    assert [side.value for side in conflict.sides] == ["45s", "1min"]
     assert [side.source_ids for side in conflict.sides] == [["w1"], ["m1"]]
     by_id = {"w1": doc("w1", CLAIM, "wiki/vacuum.md"), "m1": MANUAL}
     assert conflict.describe(by_id) == (
         "the sources disagree on the default of autovacuum_naptime: "
-        "45 (wiki/vacuum.md) vs 1min (manual/a.md)"
+        "45s (wiki/vacuum.md) vs 1min (manual/a.md)"
     )
 
 
@@ -77,3 +77,25 @@ def test_a_claim_with_no_setting_takes_the_questions_subject_or_says_what_it_is(
     assert (when.subject, when.aspect) == ("redis 6.0", "value")
     vague = as_conflict("How long should I wait?", found, MANUAL, "2020")
     assert (vague.subject, vague.aspect) == ("the fact asked for", "value")
+
+
+def test_the_same_number_in_another_unit_is_another_value() -> None:
+    manual = doc("m1", "The maximum size of a string value is 512 MB.", "manual/redis.md")
+    found = Challenge("A Redis string value can be at most 512 KB.", ("w1",), (manual,), (manual,))
+    assert confirmed(found, Contradiction(contradicting=1, value="512 MB")) == manual
+    same = Challenge("A string value can be at most 512 megabytes.", ("w1",), (manual,), (manual,))
+    assert confirmed(same, Contradiction(contradicting=1, value="512 MB")) is None
+
+
+def test_only_a_passage_on_the_claims_setting_with_another_quantity_is_shown() -> None:
+    from pipeline.contradiction import _passage
+
+    question = "What is the default autovacuum_naptime?"
+    assert _passage(question, CLAIM, MANUAL) is not None
+    agreeing = doc("w3", "Our autovacuum_naptime default is 45 seconds.", "wiki/c.md")
+    assert _passage(question, CLAIM, agreeing) is None  # 45s = 45 seconds
+    elsewhere = doc("m2", "The default autovacuum_max_workers is 3.", "manual/d.md")
+    assert _passage(question, CLAIM, elsewhere) is None  # another setting
+    unit = doc("w4", "A string value can be at most 512 MB.", "manual/r.md")
+    kb = "A string value can be at most 512 KB."
+    assert _passage("What is the largest string value?", kb, unit) is not None
