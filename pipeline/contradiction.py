@@ -10,11 +10,13 @@ is a claim "supported by the other context".
 So, once an answer has passed verification and before it ships, its answer claim (the
 first that states a number, else the first) is searched for in the tenant's index, and
 the passages of *other pages* that name what it names (its settings, or most of its
-words) and give a value it does not are shown to the model beside it, with one question:
-does any of them state a different value for the same thing? The reply is held to what
-the passage shows, in code: the value the model names must be written in that passage and
-not in the claim. A confirmed contradiction is a :class:`~pipeline.conflicts.Conflict` like
-one read in code, settled the same way (source trust, the abstention
+words) and give a quantity it does not are shown to the model with the question. The
+model only *reads*: what does each passage answer? (a task a 1.5B model does far better
+than judging whether two texts disagree: asked that, it said "no" to every plant of the
+opened corpus whose true value it was shown). The *comparison* is made in code: the value
+read must be written in its passage and share no quantity with the claim ("512 KB" is
+not "512 MB"; "3" is "three"). A difference is a :class:`~pipeline.conflicts.Conflict`
+like one read in code, settled the same way (source trust, the abstention
 ``conflicting_sources``, or both sides stated).
 
 Claim-level checking against retrieved evidence follows fact-verification practice
@@ -40,12 +42,11 @@ from pipeline.conflicts import (
     quantities,
     subjects_of,
 )
-from pipeline.deps import Retriever
 from pipeline.documents import Document
 from pipeline.evidence import evidence_window
 from pipeline.lexical import content_terms, identifiers, numbers
 from pipeline.sanitize import neutralise
-from pipeline.schemas import Contradiction
+from pipeline.schemas import PassageAnswers
 from pipeline.values import Claim
 
 MAX_PASSAGES = 2
@@ -80,45 +81,47 @@ def answer_claim(claims: Sequence[Claim]) -> Claim | None:
     return next((c for c in claims if numbers(c["text"])), claims[0] if claims else None)
 
 
+def challenged_claim(question: str, claims: Sequence[Claim]) -> Claim | None:
+    """The claim to check against other pages, or ``None`` when the answer gives no value.
+
+    Only an answer to a question about a value counts: one whose answer claim
+    (:func:`answer_claim`) states a number, or whose question asks for an aspect
+    :mod:`pipeline.conflicts` knows (a default, a limit, a port, a version, a date).
+    """
+    claim = answer_claim(claims)
+    if claim is None or not (numbers(claim["text"]) or asked_aspect(question)):
+        return None
+    return claim
+
+
 def challenge(
     question: str,
-    claims: Sequence[Claim],
+    claim: Claim,
     by_id: dict[str, Document],
-    retriever: Retriever,
-    k: int,
+    found: Sequence[Document],
     trust: SourceTrust,
     skip: set[str],
 ) -> Challenge | None:
-    """Search the index for other pages on the answer claim's fact; ``None`` if none qualify.
-
-    Only an answer to a question about a value counts: one whose answer claim states a
-    number, or whose question asks for an aspect :mod:`pipeline.conflicts` knows
-    (a default, a limit, a port, a version, a date).
+    """The passages of other pages on the claim's fact; ``None`` if none qualify.
 
     Args:
         question: The turn's standalone question.
-        claims: The verified answer's claims.
+        claim: The claim to check (:func:`challenged_claim`).
         by_id: The turn's sources by id (the claim's cited ones among them).
-        retriever: The tenant's index.
-        k: Chunks the search fetches.
+        found: What the search for the claim found, best first, callouts already cut
+            out (:mod:`pipeline.screening`).
         trust: The tenant's source trust: passages of more trusted pages are shown first.
         skip: Chunk ids never shown (sources a more trusted one already contradicted).
 
     Returns:
         The claim and at most :data:`MAX_PASSAGES` passages of pages the claim does not
-        cite, each naming what the claim names and giving a value the claim does not.
-
-    Raises:
-        RetrievalError: The search failed.
+        cite, one per page, each naming what the claim names and giving a quantity the
+        claim does not (any passage, for a claim with no quantity).
     """
-    claim = answer_claim(claims)
-    if claim is None or not (numbers(claim["text"]) or asked_aspect(question)):
-        return None
     cited = [by_id[i] for i in claim["source_ids"] if i in by_id]
     if not cited:
         return None
     pages = {d["locator"] for d in cited}
-    found = retriever.search(claim["text"], k)
     others = [d for d in found if d["locator"] not in pages and d["id"] not in skip]
     ranked = sorted(others, key=lambda d: -trust.level(d))  # stable: search order kept
     passages: list[Document] = []
@@ -157,26 +160,59 @@ def _whole(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
-def confirmed(found: Challenge, reply: Contradiction) -> Document | None:
-    """The passage the model says contradicts the claim, if the passage bears that out.
+def contradicted(found: Challenge, reply: PassageAnswers) -> tuple[Document, str] | None:
+    """The first passage whose answer, as the model read it, differs from the claim's.
 
-    The model's word alone is not enough (a 1.5B model names contradictions that are not
-    there): the value it quotes must be written in that passage, and not in the claim, and
-    a value with a quantity must have one the claim does not (quantities compared as
-    :func:`pipeline.conflicts.quantities` normalises them: "512 KB" is not "512 MB").
+    The model reads (what each passage answers); the code compares. The model's reading
+    counts only as far as the passage bears it out: the value must be written in that
+    passage, and not in the claim. A value with a quantity differs when it shares none
+    with the claim (compared as :func:`pipeline.conflicts.quantities` normalises them:
+    "512 KB" is not "512 MB", "3" is "three"); a value without one (a policy, a
+    command) only against a claim without one, and only when it is a single term, since
+    "the default" or "at least three" read as words say nothing.
+
+    Returns:
+        The passage and its value as the model quoted it, or ``None``.
     """
-    if not 1 <= reply.contradicting <= len(found.passages):
-        return None
-    value = " ".join(reply.value.split()).lower()
-    passage = found.passages[reply.contradicting - 1]
-    if not value or value not in " ".join(passage["text"].split()).lower():
-        return None
-    if value in found.claim.lower():
-        return None
-    stated = set(quantities(value))
-    if stated and not stated - set(quantities(found.claim)):
-        return None
-    return passage
+    claimed = set(quantities(found.claim))
+    for answer in reply.answers:
+        if not 1 <= answer.source <= len(found.passages):
+            continue
+        value = " ".join(answer.value.split())
+        passage = found.passages[answer.source - 1]
+        if not value or value.lower() not in " ".join(passage["text"].split()).lower():
+            continue
+        if value.lower() in found.claim.lower():
+            continue
+        stated = set(quantities(value))
+        if (stated and not stated & claimed) or (not stated and not claimed and _term(value)):
+            return passage, value
+    return None
+
+
+def _term(value: str) -> bool:
+    """A single term that can be a value (``noeviction``, ``allkeys-lru``), not a cue word."""
+    word = value.strip("`'\".").lower()
+    return bool(re.fullmatch(r"[a-z][\w.-]{2,}", word)) and word not in _CUE_WORDS
+
+
+_CUE_WORDS = frozenset(
+    [
+        "default",
+        "defaults",
+        "maximum",
+        "minimum",
+        "limit",
+        "none",
+        "unset",
+        "unlimited",
+        "yes",
+        "no",
+        "true",
+        "false",
+    ]
+)
+"""Words that name an aspect or say nothing about its value: never a contradicting value."""
 
 
 def as_conflict(question: str, found: Challenge, other: Document, value: str) -> Conflict:

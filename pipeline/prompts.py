@@ -73,12 +73,10 @@ CONDENSER = (
 )
 
 CONTRADICTION = (
-    "Task: the claim above comes from one document; the sources come from other documents. "
-    "Does any source state a different value for the same thing the claim gives a value "
-    "for (the same setting or item, and the same kind of value: its default, limit, port, "
-    "version or date)? A value for something else, an example, or a value someone chose "
-    "for their own system does not count. contradicting: that source's number, else 0. "
-    "value: its different value, copied exactly."
+    "Task: for each source above, copy the answer it gives to the question, exactly as it "
+    "writes it (a number with its unit, a version, a date or a name); '' if it does not "
+    "answer it. A value for something else, an example, or what someone set on their own "
+    "system is not an answer."
 )
 
 DIRECT_CHECK = (
@@ -199,19 +197,20 @@ def verifier_messages(
     return _prompt(f"{body}\n\nQuestion: {question}", VERIFIER)
 
 
-def contradiction_messages(
-    question: str, claim: str, passages: Sequence[Document]
-) -> list[BaseMessage]:
-    """Prompt for judging whether passages of other pages contradict a verified claim.
+def contradiction_messages(question: str, passages: Sequence[Document]) -> list[BaseMessage]:
+    """Prompt for reading what passages of other pages answer to the question.
+
+    The model only reads (each passage's answer, :class:`~pipeline.schemas.PassageAnswers`);
+    the comparison with the answer's claim is made in code
+    (:func:`pipeline.contradiction.contradicted`).
 
     Args:
         question: The question the answer was generated for.
-        claim: The answer claim that states the value.
         passages: Passages of other pages (numbered from 1 in this order), each cut to the
             part about the claim's fact (:func:`pipeline.contradiction.challenge`).
     """
     body = "\n\n".join(format_source(n, d) for n, d in enumerate(passages, start=1))
-    return _prompt(f"Claim: {claim}\n\n{body}\n\nQuestion: {question}", CONTRADICTION)
+    return _prompt(f"{body}\n\nQuestion: {question}", CONTRADICTION)
 
 
 def direct_check_messages(question: str, reply: str) -> list[BaseMessage]:

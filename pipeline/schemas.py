@@ -145,15 +145,18 @@ class DirectCheck(_Strict):
     )
 
 
-class Contradiction(_Strict):
-    """The contradiction check's reply: which passage of another page gives another value."""
+class PassageAnswer(_Strict):
+    """What one passage answers to the question, as it writes it."""
 
-    contradicting: int = Field(
-        ge=0,
-        le=3,
-        description="The number of the source that states a different value for the same "
-        "thing as the claim; 0 if none does.",
-    )
+    source: int = Field(ge=1, le=3, description="The source's number.")
     value: str = Field(
-        max_length=40, description="That different value, copied from the source; '' if none."
+        max_length=40,
+        description="The answer this source gives, copied exactly (a number with its unit, "
+        "a version, a date or a name); '' if it gives none.",
     )
+
+
+class PassageAnswers(_Strict):
+    """The contradiction check's reply: each passage's own answer, compared in code."""
+
+    answers: list[PassageAnswer] = Field(max_length=3)

@@ -15,14 +15,15 @@ from collections.abc import Sequence
 
 from pipeline import prompts
 from pipeline.conflicts import Conflict, both_sides_answer, find_conflict, losing_sources, resolve
-from pipeline.contradiction import as_conflict, challenge, confirmed
+from pipeline.contradiction import as_conflict, challenge, challenged_claim, contradicted
 from pipeline.corroboration import cross_check
 from pipeline.deps import Deps, RetrievalError
 from pipeline.documents import Document
 from pipeline.grounding import published_answer
 from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
-from pipeline.schemas import Contradiction
+from pipeline.schemas import PassageAnswers
+from pipeline.screening import screened
 from pipeline.sources import relevant_documents
 from pipeline.standing import over_budget
 from pipeline.state import CragState, Update, asked
@@ -120,13 +121,15 @@ def judge_contradiction(
     generation: Generation,
     by_id: dict[str, Document],
 ) -> Update:
-    """Before a verified answer ships, ask the model whether another page gives another value.
+    """Before a verified answer ships, have the model read what other pages answer, and compare.
 
-    Runs when ``Limits.judge_conflicts`` is on, the tenant has an index, and
-    :func:`pipeline.contradiction.challenge` finds passages of other pages on the answer
-    claim's fact. A contradiction the passage bears out
-    (:func:`~pipeline.contradiction.confirmed`) is settled by :func:`settled`, its page
-    joining the turn's sources (``cross_check``):
+    Runs when ``Limits.judge_conflicts`` is on, the tenant has an index, the answer gives a
+    value (:func:`~pipeline.contradiction.challenged_claim`), and the search for its claim
+    finds passages of other pages on its fact (:func:`~pipeline.contradiction.challenge`;
+    callouts cut out first and recorded in ``flagged``). The model reads each passage's
+    answer to the question; a reading that differs from the claim's value and that the
+    passage bears out (:func:`~pipeline.contradiction.contradicted`) is a conflict,
+    settled by :func:`settled`, its page joining the turn's sources (``cross_check``):
 
     - the claim's source is more trusted: the answer ships, its detail naming the other value;
     - the other page is more trusted: the claim's sources are ``distrusted`` and the answer
@@ -145,42 +148,43 @@ def judge_contradiction(
     if not deps.limits.judge_conflicts or deps.retriever is None:
         return {}
     question = asked(state)
-    skip = set(state.get("distrusted", []))
-    try:
-        found = challenge(
-            question,
-            generation["claims"],
-            by_id,
-            deps.retriever,
-            max(deps.limits.cross_check_k, 1),
-            deps.trust,
-            skip,
-        )
-    except RetrievalError as exc:
-        return {"cross_check": _with(state, None, question, error=str(exc))}
-    if found is None:
+    claim = challenged_claim(question, generation["claims"])
+    if claim is None:
         return {}
-    if over_budget({**state, "calls": [*state.get("calls", []), *meter.calls]}):
-        return {"grounded": False, "resolves": False, "feedback": _UNCHECKED}
-    messages = prompts.contradiction_messages(question, found.claim, found.passages)
     try:
-        reply = meter.ask("contradiction", deps.models.verifier, Contradiction, messages, retries=1)
+        hits = deps.retriever.search(claim["text"], max(deps.limits.cross_check_k, 1))
+    except RetrievalError as exc:
+        return {"cross_check": _with(state, None, claim["text"], error=str(exc))}
+    screening = screened(state, hits)
+    update: Update = {"flagged": screening["flagged"]}
+    skip = set(state.get("distrusted", []))
+    found = challenge(question, claim, by_id, screening["documents"], deps.trust, skip)
+    if found is None:
+        return update
+    if over_budget({**state, "calls": [*state.get("calls", []), *meter.calls]}):
+        return update | {"grounded": False, "resolves": False, "feedback": _UNCHECKED}
+    messages = prompts.contradiction_messages(question, found.passages)
+    try:
+        reply = meter.ask(
+            "contradiction", deps.models.verifier, PassageAnswers, messages, retries=1
+        )
     except BadReply as exc:
-        return {
+        return update | {
             "grounded": False,
             "resolves": False,
-            "feedback": f"the contradiction check could not judge the answer ({exc})",
+            "feedback": f"the contradiction check could not read the other pages ({exc})",
         }
     except ModelUnavailable as exc:
-        return {"model_error": str(exc)}
-    passage = confirmed(found, reply)
-    if passage is None:
-        return {}
+        return update | {"model_error": str(exc)}
+    hit = contradicted(found, reply)
+    if hit is None:
+        return update
+    passage, value = hit
     other = next(d for d in found.chunks if d["id"] == passage["id"])
-    conflict = as_conflict(question, found, passage, " ".join(reply.value.split()))
+    conflict = as_conflict(question, found, passage, value)
     docs = [*by_id.values(), other]
-    how = f" (judged by the model against {other['locator']})"
-    update: Update = {"cross_check": _with(state, other, found.claim)}
+    how = f" (read by the model in {other['locator']})"
+    update["cross_check"] = _with(state, other, found.claim)
     update |= settled(state, deps, conflict, docs, how)
     record = update["conflict"]
     if record["settled"] == "trust":

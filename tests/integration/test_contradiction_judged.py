@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from pipeline import prompts
 from pipeline.conflicts import SourceTrust
 from pipeline.deps import Limits
 from tests.fakes.chat import ScriptedChatModel, shown_sources
@@ -80,11 +81,11 @@ def believe_the_plant(user: str) -> dict[str, Any]:
 
 
 def judge_naming(value: str) -> Any:
-    """A contradiction judge that names the shown passage holding ``value`` (0 if none)."""
+    """A reader that finds ``value`` in the shown passages that hold it, nothing elsewhere."""
 
     def judge(user: str) -> dict[str, Any]:
-        hit = next((n for n, text in shown_sources(user) if value in text), None)
-        return {"contradicting": hit or 0, "value": value if hit else ""}
+        shown = shown_sources(user)
+        return {"answers": [{"source": n, "value": value if value in t else ""} for n, t in shown]}
 
     return judge
 
@@ -133,20 +134,19 @@ def test_the_judged_contradiction_abstains_naming_both_pages(
     assert outcome["status"] == "abstained" and outcome["reason"] == "conflicting_sources"
     assert "45" in outcome["detail"] and TRUE in outcome["detail"]
     assert "vacuum-notes.md" in outcome["detail"]
-    assert "judged by the model against" in outcome["detail"]
+    assert "read by the model in" in outcome["detail"]
     assert "runtime-config-autovacuum.md" in outcome["detail"]
     assert scripted.roles_called().count("contradiction") == 1
     [(_, prompt)] = [c for c in scripted.calls if c[0] == "contradiction"]
-    assert prompt.startswith("Claim: The autovacuum_naptime sits at 45s")
-    assert [t for _, t in shown_sources(prompt)] and all(
-        PLANTED not in t for _, t in shown_sources(prompt)
-    )  # only the other page is shown beside the claim
+    shown = [t for _, t in shown_sources(prompt)]
+    assert shown and all(PLANTED not in t for t in shown)  # only the other page is shown
+    assert prompt.endswith(prompts.CONTRADICTION) and f"Question: {QUESTION}" in prompt
 
 
 def test_a_value_the_passage_does_not_hold_is_not_taken_on_the_models_word(
     tenant: str, es: Any, redactor: Any, settings: Any
 ) -> None:
-    scripted = model(lambda _: {"contradicting": 1, "value": "10min"})
+    scripted = model(lambda _: {"answers": [{"source": 1, "value": "10min"}]})
     state = run(es, tenant, redactor, settings, scripted)
 
     assert scripted.roles_called().count("contradiction") == 1
@@ -195,7 +195,7 @@ def test_an_unusable_judgement_never_ships_the_answer(
 
     assert state["outcome"]["status"] == "abstained"
     assert state["outcome"]["reason"] == "ungrounded"
-    assert "the contradiction check could not judge the answer" in state["outcome"]["detail"]
+    assert "the contradiction check could not read the other pages" in state["outcome"]["detail"]
     assert scripted.roles_called().count("contradiction") == 4  # 2 generations, 1 retry each
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.contradiction import Challenge, answer_claim, as_conflict, confirmed
-from pipeline.schemas import Contradiction
+from pipeline.contradiction import Challenge, answer_claim, as_conflict, contradicted
+from pipeline.schemas import PassageAnswers
 
 
 def doc(i: str, text: str, locator: str) -> Any:
@@ -30,32 +30,50 @@ def test_the_answer_claim_is_the_first_that_states_a_number() -> None:
     assert answer_claim([]) is None
 
 
+def read(*answers: tuple[int, str]) -> PassageAnswers:
+    """The model's reading: ``(source, value)`` per passage."""
+    return PassageAnswers.model_validate(
+        {"answers": [{"source": n, "value": v} for n, v in answers]}
+    )
+
+
 @pytest.mark.parametrize(
-    ("contradicting", "value", "why"),
+    ("answers", "why"),
     [
-        (0, "", "the judge saw none"),
-        (3, "1min", "no third passage was shown"),
-        (1, "10min", "the passage does not say 10min"),
-        (1, "45s", "the claim's own value"),
-        (2, "1min", "passage 2 does not say it"),
-        (1, "", "no value quoted"),
+        ((), "the model read no answer"),
+        (((1, ""),), "passage 1 gives none"),
+        (((3, "1min"),), "no third passage was shown"),
+        (((1, "10min"),), "the passage does not say 10min"),
+        (((1, "45s"),), "the claim's own value"),
+        (((2, "1min"),), "passage 2 does not say it"),
+        (((1, "default"),), "a cue word, not a value"),
     ],
 )
-def test_a_reply_the_passage_does_not_bear_out_is_no_contradiction(
-    contradicting: int, value: str, why: str
+def test_a_reading_the_passage_does_not_bear_out_is_no_contradiction(
+    answers: tuple[tuple[int, str], ...], why: str
 ) -> None:
-    reply = Contradiction(contradicting=contradicting, value=value)
-    assert confirmed(FOUND, reply) is None, why
+    assert contradicted(FOUND, read(*answers)) is None, why
 
 
 def test_a_figure_the_claim_already_gives_is_no_other_value() -> None:
     found = Challenge("It waits 45 s, never 1 minute.", ("w1",), (MANUAL,), (MANUAL,))
-    assert confirmed(found, Contradiction(contradicting=1, value="one minute (1min)")) is None
+    assert contradicted(found, read((1, "one minute (1min)"))) is None
 
 
-def test_a_value_the_passage_states_is_a_contradiction_whatever_its_spacing_or_case() -> None:
-    reply = Contradiction(contradicting=1, value="One  minute")
-    assert confirmed(FOUND, reply) == MANUAL
+def test_a_value_the_passage_states_differs_whatever_its_spacing_or_case() -> None:
+    assert contradicted(FOUND, read((2, ""), (1, " 1MIN "))) == (MANUAL, "1MIN")
+
+
+def test_the_first_differing_passage_is_taken() -> None:
+    assert contradicted(FOUND, read((1, "1min"), (2, "30s"))) == (MANUAL, "1min")
+
+
+def test_a_word_value_differs_only_from_a_claim_without_a_quantity() -> None:
+    manual = doc("m1", "The default policy is `noeviction`.", "manual/redis.md")
+    worded = Challenge("Redis evicts with allkeys-lru by default.", ("w1",), (manual,), (manual,))
+    assert contradicted(worded, read((1, "noeviction"))) == (manual, "noeviction")
+    counted = Challenge("It keeps 16 databases, noeviction aside.", ("w1",), (manual,), (manual,))
+    assert contradicted(counted, read((1, "policy"))) is None
 
 
 def test_the_conflict_names_the_setting_the_aspect_and_both_values() -> None:
@@ -82,9 +100,9 @@ def test_a_claim_with_no_setting_takes_the_questions_subject_or_says_what_it_is(
 def test_the_same_number_in_another_unit_is_another_value() -> None:
     manual = doc("m1", "The maximum size of a string value is 512 MB.", "manual/redis.md")
     found = Challenge("A Redis string value can be at most 512 KB.", ("w1",), (manual,), (manual,))
-    assert confirmed(found, Contradiction(contradicting=1, value="512 MB")) == manual
+    assert contradicted(found, read((1, "512 MB"))) == (manual, "512 MB")
     same = Challenge("A string value can be at most 512 megabytes.", ("w1",), (manual,), (manual,))
-    assert confirmed(same, Contradiction(contradicting=1, value="512 MB")) is None
+    assert contradicted(same, read((1, "512 MB"))) is None
 
 
 def test_only_a_passage_on_the_claims_setting_with_another_quantity_is_shown() -> None:
