@@ -44,7 +44,7 @@ from pipeline.conflicts import (
 )
 from pipeline.documents import Document
 from pipeline.evidence import evidence_window
-from pipeline.lexical import content_terms, identifiers, numbers
+from pipeline.lexical import CAMEL_CASE, content_terms, identifiers, numbers
 from pipeline.sanitize import neutralise
 from pipeline.schemas import PassageAnswers
 from pipeline.values import Claim
@@ -140,7 +140,16 @@ def challenge(
 
 
 def _passage(question: str, claim: str, doc: Document) -> str | None:
-    """The passage of ``doc`` about the claim's fact that gives another value, else ``None``."""
+    """The passage of ``doc`` about the claim's fact that gives another value, else ``None``.
+
+    About the claim's fact: the chunk (with its title) names every product the question
+    names (:func:`product_names`: "Redis Sentinel" is not Redis, "ProxyJump" is not
+    ``Match``), and the passage names a setting the claim or question names, or, when they
+    name none, holds :data:`MIN_SHARED_TERMS` of the claim's words.
+    """
+    whole = f"{doc['title']}\n{doc['text']}"
+    if not all(_whole(name, whole) for name in product_names(question)):
+        return None
     text = evidence_window(claim, neutralise(doc["text"])[0])[:PASSAGE_CHARS]
     named = identifiers(claim) | {s for s in subjects_of(question) if "_" in s or "." in s}
     if named:
@@ -154,6 +163,19 @@ def _passage(question: str, claim: str, doc: Document) -> str | None:
     if claimed and not set(quantities(text)) - claimed:
         return None  # the same quantities or none: nothing this passage could contradict
     return text
+
+
+def product_names(question: str) -> set[str]:
+    """The names in ``question`` that say which product or component it is about.
+
+    Capitalised words after the first (``Redis``, ``Sentinel``, ``OpenSSH``, a possessive
+    ``'s`` dropped), CamelCase names (``ProxyJump``) and capitals (``RSA``), lower-cased;
+    one-letter words and the pronoun "I" are not names.
+    """
+    words = re.findall(r"[A-Za-z][\w-]*", re.sub(r"['\u2019]s\b", "", question))
+    return {
+        w.lower() for w in words[1:] if len(w) > 1 and (w[0].isupper() or CAMEL_CASE.fullmatch(w))
+    }
 
 
 def _whole(name: str, text: str) -> bool:
