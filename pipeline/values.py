@@ -110,7 +110,8 @@ class ConflictRecord(TypedDict):
     Attributes:
         subject: The setting (``"shared_buffers"``).
         aspect: ``"default"``, ``"maximum"``, ``"minimum"``, ``"port"``, ``"version"`` or
-            ``"date"``.
+            ``"date"``; ``"value"`` when the model read the conflict
+            (:mod:`pipeline.contradiction`) for a question that names no aspect.
         values: Per value, as the first source writes it, the locators that give it.
         settled: ``"trust"`` (the trusted side won, the others were left out), ``"both"``
             (the answer states both, with their citations) or ``"abstained"``.
