@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from pipeline.contradiction import Challenge, answer_claim, as_conflict, contradicted
+from pipeline.contradiction import (
+    Challenge,
+    answer_claim,
+    as_conflict,
+    contradicted,
+    product_names,
+)
 from pipeline.schemas import PassageAnswers
 
 
@@ -117,3 +123,32 @@ def test_only_a_passage_on_the_claims_setting_with_another_quantity_is_shown() -
     unit = doc("w4", "A string value can be at most 512 MB.", "manual/r.md")
     kb = "A string value can be at most 512 KB."
     assert _passage("What is the largest string value?", kb, unit) is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        (
+            "Which TCP port does Redis Sentinel listen on out of the box?",
+            {"tcp", "redis", "sentinel"},
+        ),
+        ("Which OpenSSH version introduced ProxyJump?", {"openssh", "proxyjump"}),
+        ("What port does OpenSSH's sshd listen on by default?", {"openssh"}),
+        ("If I don't set maxmemory-policy, which policy does Redis use?", {"redis"}),
+        ("What is the default autovacuum_naptime?", set()),
+    ],
+)
+def test_the_products_a_question_names(question: str, names: set[str]) -> None:
+    assert product_names(question) == names
+
+
+def test_a_page_about_another_product_is_not_shown() -> None:
+    from pipeline.contradiction import _passage
+
+    question = "Which TCP port does Redis Sentinel listen on out of the box?"
+    claim = "Redis Sentinel listens on port 16379 out of the box."
+    text = "The server listens on its TCP port out of the box: 6379, or none when set to 0."
+    server = doc("m1", text, "manual/redis-server.md")
+    assert _passage(question, claim, server) is None  # no "Sentinel" in the chunk
+    sentinel = {**server, "title": "Redis Sentinel", "id": "m2"}
+    assert _passage(question, claim, sentinel) is not None  # named by its title
