@@ -629,6 +629,25 @@ def fact_aspect(aspect: str) -> str:
     return "default" if aspect == "port" else aspect
 
 
+def column_aspect(header: str) -> str | None:
+    """The aspect a table column's header names (``"Minimum"`` -> ``"minimum"``), or ``None``."""
+    cell = header.strip().strip("`*")
+    for aspect, pattern in _COLUMN_ASPECTS:
+        if re.fullmatch(pattern, cell, re.IGNORECASE):
+            return aspect
+    return "default" if _DEFAULT_COLUMN.search(cell) else None
+
+
+def cue_aspect(text: str) -> str | None:
+    """The aspect of the last cue in ``text`` ("… the minimum is" -> ``"minimum"``), or ``None``."""
+    cues = [
+        (m.start(), aspect)
+        for aspect, pattern in _ASPECTS
+        for m in re.finditer(pattern, text, re.IGNORECASE)
+    ]
+    return max(cues)[1] if cues else None
+
+
 def asked_aspect(question: str) -> str | None:
     """The aspect the question asks for (``"default"``, ``"maximum"``, …), or ``None``."""
     return next((a for a, p in _QUESTION_ASPECTS if re.search(p, question, re.IGNORECASE)), None)

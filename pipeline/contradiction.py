@@ -39,12 +39,15 @@ from pipeline.conflicts import (
     SourceTrust,
     Statement,
     asked_aspect,
+    column_aspect,
+    cue_aspect,
+    fact_aspect,
     quantities,
     subjects_of,
 )
 from pipeline.documents import Document
 from pipeline.evidence import evidence_window
-from pipeline.lexical import CAMEL_CASE, content_terms, identifiers, numbers
+from pipeline.lexical import CAMEL_CASE, TABLE_RULE, content_terms, identifiers, numbers
 from pipeline.sanitize import neutralise
 from pipeline.schemas import PassageAnswers
 from pipeline.values import Claim
@@ -68,12 +71,14 @@ class Challenge:
         passages: The passages shown, numbered from 1 in this order: each chunk with its
             text cut to the part about the claim's fact.
         chunks: The same chunks whole, in the same order.
+        aspect: The aspect the question asks for (``"default"``, …), or ``None``.
     """
 
     claim: str
     cited: tuple[str, ...]
     passages: tuple[Document, ...]
     chunks: tuple[Document, ...]
+    aspect: str | None = None
 
 
 def answer_claim(claims: Sequence[Claim]) -> Claim | None:
@@ -136,7 +141,8 @@ def challenge(
     if not passages:
         return None
     cited_ids = tuple(d["id"] for d in cited)
-    return Challenge(claim["text"], cited_ids, tuple(passages), tuple(chunks))
+    aspect = asked_aspect(question)
+    return Challenge(claim["text"], cited_ids, tuple(passages), tuple(chunks), aspect)
 
 
 def _passage(question: str, claim: str, doc: Document) -> str | None:
@@ -187,7 +193,8 @@ def contradicted(found: Challenge, reply: PassageAnswers) -> tuple[Document, str
 
     The model reads (what each passage answers); the code compares. The model's reading
     counts only as far as the passage bears it out: the value must be written in that
-    passage, and not in the claim. A value with a quantity differs when it shares none
+    passage, not in the claim, and not as another aspect than the question's
+    (:func:`_of_another_aspect`). A value with a quantity differs when it shares none
     with the claim (compared as :func:`pipeline.conflicts.quantities` normalises them:
     "512 KB" is not "512 MB", "3" is "three"); a value without one (a policy, a
     command) only against a claim without one, and only when it is a single term, since
@@ -206,10 +213,59 @@ def contradicted(found: Challenge, reply: PassageAnswers) -> tuple[Document, str
             continue
         if value.lower() in found.claim.lower():
             continue
+        chunk = found.chunks[answer.source - 1]["text"]
+        if found.aspect and _of_another_aspect(value, passage["text"], chunk, found.aspect):
+            continue
         stated = set(quantities(value))
         if (stated and not stated & claimed) or (not stated and not claimed and _term(value)):
             return passage, value
     return None
+
+
+def _of_another_aspect(value: str, passage: str, chunk: str, aspect: str) -> bool:
+    """Whether the passage gives ``value`` as another aspect than the one asked for.
+
+    A table cell under a header that names another aspect (the linter's "Minimum" column
+    read as a default), or a value whose nearest cue before it in its sentence is
+    another aspect's ("the minimum size is 1024 bits" for a question about the default).
+    """
+    lowered = value.lower()
+    for header, rows in _tables(chunk):
+        for row in rows:
+            cells = _cells(row)
+            for n, cell in enumerate(cells):
+                if lowered in cell.lower() and n < len(header):
+                    named = column_aspect(header[n])
+                    if named is not None:
+                        return fact_aspect(named) != fact_aspect(aspect)
+    flat = " ".join(passage.split())
+    at = flat.lower().find(lowered)
+    if at < 0:
+        return False
+    sentence_start = max(flat.rfind(". ", 0, at), flat.rfind(": ", 0, at), 0)
+    cue = cue_aspect(flat[max(sentence_start, at - 40) : at])
+    return cue is not None and fact_aspect(cue) != fact_aspect(aspect)
+
+
+def _tables(text: str) -> list[tuple[list[str], list[str]]]:
+    """The Markdown tables of ``text``: each as its header's cells and its row lines."""
+    tables: list[tuple[list[str], list[str]]] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                block.append(lines[i])
+                i += 1
+            rows = [r for r in block[1:] if not TABLE_RULE.match(r.strip())]
+            tables.append((_cells(block[0]), rows))
+        i += 1
+    return tables
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
 def _term(value: str) -> bool:

@@ -152,3 +152,41 @@ def test_a_page_about_another_product_is_not_shown() -> None:
     assert _passage(question, claim, server) is None  # no "Sentinel" in the chunk
     sentinel = {**server, "title": "Redis Sentinel", "id": "m2"}
     assert _passage(question, claim, sentinel) is not None  # named by its title
+
+
+LINTER = (
+    "## Enforced ranges\n\n| Parameter | Minimum | Maximum | Restart needed |\n"
+    "|---|---|---|---|\n| `authentication_timeout` | 1s | 600s | no |\n"
+)
+KEYGEN = "For RSA keys, the minimum size is 1024 bits and the default is 3072 bits."
+
+
+@pytest.mark.parametrize(
+    ("value", "passage", "chunk", "aspect", "other"),
+    [
+        ("1s", "| `authentication_timeout` | 1s | 600s | no |", LINTER, "default", True),
+        ("600s", "| `authentication_timeout` | 1s | 600s | no |", LINTER, "maximum", False),
+        ("1024 bits", KEYGEN, KEYGEN, "default", True),
+        ("1024 bits", KEYGEN, KEYGEN, "minimum", False),
+        ("3072 bits", KEYGEN, KEYGEN, "default", False),
+        ("1.1", "On SSDs set it to 1.1; the default 4.0 is for disks.", "", "default", False),
+    ],
+)
+def test_a_value_given_as_another_aspect_is_no_answer(
+    value: str, passage: str, chunk: str, aspect: str, other: bool
+) -> None:
+    from pipeline.contradiction import _of_another_aspect
+
+    assert _of_another_aspect(value, passage, chunk, aspect) is other
+
+
+def test_a_minimum_read_as_the_default_is_no_contradiction() -> None:
+    linter = doc("w9", LINTER, "wiki/config-validation-matrix.md")
+    row = {**linter, "text": "| `authentication_timeout` | 1s | 600s | no |"}
+    claim = "The default authentication_timeout is 1min."
+    found = Challenge(claim, ("m1",), (row,), (linter,), "default")
+    assert contradicted(found, read((1, "1s"))) is None
+    assert contradicted(Challenge(claim, ("m1",), (row,), (linter,)), read((1, "1s"))) == (
+        row,
+        "1s",
+    )
