@@ -42,6 +42,7 @@ from pipeline.conflicts import (
     column_aspect,
     cue_aspect,
     fact_aspect,
+    names,
     quantities,
     subjects_of,
 )
@@ -154,12 +155,12 @@ def _passage(question: str, claim: str, doc: Document) -> str | None:
     name none, holds :data:`MIN_SHARED_TERMS` of the claim's words.
     """
     whole = f"{doc['title']}\n{doc['text']}"
-    if not all(_whole(name, whole) for name in product_names(question)):
+    if not all(names(name, whole) for name in product_names(question)):
         return None
     text = evidence_window(claim, neutralise(doc["text"])[0])[:PASSAGE_CHARS]
     named = identifiers(claim) | {s for s in subjects_of(question) if "_" in s or "." in s}
     if named:
-        if not any(_whole(n, text) for n in named):
+        if not any(names(n, text) for n in named):
             return None
     else:
         terms = content_terms(claim)
@@ -182,10 +183,6 @@ def product_names(question: str) -> set[str]:
     return {
         w.lower() for w in words[1:] if len(w) > 1 and (w[0].isupper() or CAMEL_CASE.fullmatch(w))
     }
-
-
-def _whole(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def contradicted(found: Challenge, reply: PassageAnswers) -> tuple[Document, str] | None:
