@@ -53,6 +53,18 @@ def test_latency_bounds_follow_the_settings() -> None:
     assert bound == 600 + 180 * 2 * 2 < unbounded
 
 
+def test_the_contradiction_check_adds_its_calls_and_their_retries_per_generation() -> None:
+    from pipeline.accounting import worst_case_calls
+
+    s = Settings()
+    base = worst_case_calls(s.retrieve_k, s.max_rewrites, s.web_results, s.max_generations)
+    judged = worst_case_calls(
+        s.retrieve_k, s.max_rewrites, s.web_results, s.max_generations, judge_conflicts=True
+    )
+    assert (base, judged) == (39, 39 + 2 * s.max_generations) == (39, 43)
+    assert s.judge_conflicts is False  # so the default ceiling of 40 still covers a turn
+
+
 @pytest.mark.parametrize(
     ("env", "value", "named"),
     [
