@@ -261,6 +261,15 @@ def _table(cases: list[dict[str, Any]], records: list[dict[str, Any]]) -> None:
     for kind, counts in sorted(by_kind.items()) + sorted(reasons.items()):
         total = sum(counts.values())
         print(f"{kind:<28} {total:>3}: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+    for kind in ("poisoned", "clean"):
+        mine = [r for c, r in zip(cases, records, strict=True) if c["kind"] == kind]
+        read = [r for r in mine if "(read by the model in" in (r["detail"] or "")]
+        shown = [r for r in mine if r["calls_by_kind"].get("contradiction")]
+        if shown or read:
+            print(
+                f"{kind}, contradiction check: passages shown on {len(shown)}, "
+                f"another value read on {len(read)}"
+            )
 
 
 def _states(answer: str, phrase: str, aspect: str) -> bool:
