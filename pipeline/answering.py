@@ -191,16 +191,15 @@ def verify(state: CragState, runtime: Runtime[Deps]) -> Update:
             "feedback": "; ".join(f"claim {i} cites no source it was shown" for i in bare),
         }
     messages = prompts.verifier_messages(asked(state), claims)
-    try:
-        verdict = meter.ask("verifier", deps.models.verifier, Verification, messages, retries=1)
-    except BadReply as exc:
-        return update | {
-            "grounded": False,
-            "resolves": False,
-            "feedback": f"the verifier could not check the answer ({exc})",
-        }
-    except ModelUnavailable as exc:
-        return update | {"model_error": str(exc)}
+    verdict, failed = meter.judge(
+        "verifier",
+        deps.models.verifier,
+        Verification,
+        messages,
+        "the verifier could not check the answer",
+    )
+    if verdict is None:
+        return update | failed
     supported = {v.claim for v in verdict.claims if v.supported}
     failing = [i for i in range(1, len(claims) + 1) if i not in supported]
     feedback = (
@@ -243,16 +242,15 @@ def _lone_fact(
 def _check_direct(state: CragState, deps: Deps, meter: Meter, reply: str) -> Update:
     """A direct reply has no sources, so it may state no facts at all."""
     messages = prompts.direct_check_messages(state["question"], reply)
-    try:
-        check = meter.ask("direct_check", deps.models.verifier, DirectCheck, messages, retries=1)
-    except BadReply as exc:
-        return {
-            "grounded": False,
-            "resolves": False,
-            "feedback": f"the verifier could not check the reply ({exc})",
-        }
-    except ModelUnavailable as exc:
-        return {"model_error": str(exc)}
+    check, failed = meter.judge(
+        "direct_check",
+        deps.models.verifier,
+        DirectCheck,
+        messages,
+        "the verifier could not check the reply",
+    )
+    if check is None:
+        return failed
     if check.states_facts:
         return {
             "grounded": False,

@@ -24,7 +24,7 @@ from pipeline.llm import (
     endpoint_key,
     model_name,
 )
-from pipeline.state import CIRCUIT_OPEN
+from pipeline.state import CIRCUIT_OPEN, Update
 from pipeline.tracing import model_span, record_usage
 from pipeline.values import ModelCall
 
@@ -110,6 +110,37 @@ class Meter:
             return reply
         assert last is not None
         raise last
+
+    def judge(
+        self,
+        kind: str,
+        model: BaseChatModel,
+        schema: type[M],
+        messages: list[BaseMessage],
+        what: str,
+    ) -> tuple[M | None, Update]:
+        """A judge's call (verifier, direct check, contradiction check), failing closed.
+
+        Asked once more after an unusable reply (:meth:`ask` with ``retries=1``).
+
+        Args:
+            kind: The call's role.
+            model: The chat model.
+            schema: The structured reply expected.
+            messages: The prompt.
+            what: What failed, for the feedback ("the verifier could not check the answer").
+
+        Returns:
+            ``(reply, {})``; or ``(None, update)`` where the update fails the answer closed:
+            ``grounded`` and ``resolves`` ``False`` with ``"{what} ({error})"`` as feedback
+            when both replies were unusable, ``model_error`` when no model could be reached.
+        """
+        try:
+            return self.ask(kind, model, schema, messages, retries=1), {}
+        except BadReply as exc:
+            return None, {"grounded": False, "resolves": False, "feedback": f"{what} ({exc})"}
+        except ModelUnavailable as exc:
+            return None, {"model_error": str(exc)}
 
     def _report(self, model: str, ok: bool) -> None:
         if self._breaker is not None:

@@ -20,7 +20,6 @@ from pipeline.corroboration import cross_check
 from pipeline.deps import Deps, RetrievalError
 from pipeline.documents import Document
 from pipeline.grounding import published_answer
-from pipeline.llm import BadReply, ModelUnavailable
 from pipeline.meter import Meter
 from pipeline.schemas import PassageAnswers
 from pipeline.screening import screened
@@ -164,18 +163,15 @@ def judge_contradiction(
     if over_budget({**state, "calls": [*state.get("calls", []), *meter.calls]}):
         return update | {"grounded": False, "resolves": False, "feedback": _UNCHECKED}
     messages = prompts.contradiction_messages(question, found.passages)
-    try:
-        reply = meter.ask(
-            "contradiction", deps.models.verifier, PassageAnswers, messages, retries=1
-        )
-    except BadReply as exc:
-        return update | {
-            "grounded": False,
-            "resolves": False,
-            "feedback": f"the contradiction check could not read the other pages ({exc})",
-        }
-    except ModelUnavailable as exc:
-        return update | {"model_error": str(exc)}
+    reply, failed = meter.judge(
+        "contradiction",
+        deps.models.verifier,
+        PassageAnswers,
+        messages,
+        "the contradiction check could not read the other pages",
+    )
+    if reply is None:
+        return update | failed
     hit = contradicted(found, reply)
     if hit is None:
         return update

@@ -119,6 +119,14 @@ def torque_model(generator: Any = None, **script: Any) -> ScriptedChatModel:
     )
 
 
+AGREEING_WIKI = "# Checkpoint notes\n\nThe default checkpoint_timeout is 5min; we keep it.\n"
+AGREEING_MANUAL = (
+    "# Checkpoints\n\ncheckpoint_timeout (integer)\n\nMaximum time between automatic WAL "
+    "checkpoints. The default is five minutes (5min).\n"
+)
+"""A wiki page and a manual entry that agree on a default, for the poisoned-source tests."""
+
+
 def gullible_model(
     generator: Any, *, rewrite: str = "the setting's value", on_grade: Any = None
 ) -> ScriptedChatModel:

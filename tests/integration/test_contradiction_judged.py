@@ -23,6 +23,8 @@ from pipeline.conflicts import SourceTrust
 from pipeline.deps import Limits
 from tests.fakes.chat import ScriptedChatModel, shown_sources
 from tests.integration.graph_helpers import (
+    AGREEING_MANUAL,
+    AGREEING_WIKI,
     answer,
     gullible_model,
     index_only,
@@ -47,11 +49,6 @@ MANUAL = (
     "file or on the server command line.\n"
 )
 PLANTED, TRUE = "45s", "1min"
-AGREEING_WIKI = "# Checkpoint notes\n\nThe default checkpoint_timeout is 5min; we keep it.\n"
-AGREEING_MANUAL = (
-    "# Checkpoints\n\ncheckpoint_timeout (integer)\n\nMaximum time between automatic WAL "
-    "checkpoints. The default is five minutes (5min).\n"
-)
 
 
 @pytest.fixture

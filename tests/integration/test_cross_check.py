@@ -20,6 +20,8 @@ from pipeline.conflicts import SourceTrust
 from pipeline.deps import Limits
 from tests.fakes.chat import ScriptedChatModel, shown_sources
 from tests.integration.graph_helpers import (
+    AGREEING_MANUAL,
+    AGREEING_WIKI,
     answer,
     gullible_model,
     index_only,
@@ -44,11 +46,6 @@ MANUAL = (
     "the postgresql.conf file or on the server command line.\n"
 )
 
-AGREEING_WIKI = "# Checkpoint notes\n\nThe default checkpoint_timeout is 5min; we keep it.\n"
-AGREEING_MANUAL = (
-    "# Checkpoints\n\ncheckpoint_timeout (integer)\n\nMaximum time between automatic WAL "
-    "checkpoints. The default is five minutes (5min).\n"
-)
 
 ENUM_WIKI = (
     "# Archiving setup\n\nOut of the box wal_level is minimal, which only keeps what crash "
