@@ -142,7 +142,7 @@ def judge_contradiction(
     answer ships on the checks it passed, as with the cross-check search.
 
     Returns:
-        ``{}`` when there is nothing to judge or no contradiction; else the update.
+        The update: empty, or only ``flagged``, when the answer stands as verified.
     """
     if not deps.limits.judge_conflicts or deps.retriever is None:
         return {}
@@ -188,7 +188,9 @@ def judge_contradiction(
             return update | {"grounded": False, "resolves": False, "feedback": record["detail"]}
         return update  # the claim's source won: the answer ships, naming the other value
     if record["settled"] == "both":
-        return update | {"grounded": True, "resolves": True, "claim_verdicts": [True, True]}
+        both = update["generation"]
+        verdicts = [True] * len(both["claims"]) if both else []
+        return update | {"grounded": True, "resolves": True, "claim_verdicts": verdicts}
     return update | {"grounded": False, "resolves": False}
 
 
