@@ -208,6 +208,17 @@ class TestAfterVerify:
         assert edges.after_verify(state(grounded=False, generations=1)) == "generate"
         assert edges.after_verify(state(grounded=False, generations=2)) == "abstain"
 
+    def test_an_answer_another_page_contradicts_abstains_unless_trust_settled_it(self) -> None:
+        record = {"subject": "x", "aspect": "default", "values": {}, "winner": None, "detail": ""}
+        unsettled = record | {"settled": "abstained"}
+        assert edges.after_verify(state(grounded=False, generations=1, conflict=unsettled)) == (
+            "abstain"
+        )
+        trusted = record | {"settled": "trust"}
+        assert edges.after_verify(state(grounded=False, generations=1, conflict=trusted)) == (
+            "generate"
+        )
+
     def test_off_target_rewrites_then_abstains(self) -> None:
         assert edges.after_verify(state(grounded=True, resolves=False)) == "rewrite_query"
         assert edges.after_verify(state(grounded=True, resolves=False, rewrites=2)) == "abstain"
