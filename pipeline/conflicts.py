@@ -631,7 +631,7 @@ def fact_aspect(aspect: str) -> str:
 
 def column_aspect(header: str) -> str | None:
     """The aspect a table column's header names (``"Minimum"`` -> ``"minimum"``), or ``None``."""
-    cell = header.strip().strip("`*")
+    cell = header.strip().strip("`*").rstrip(".")  # "Min." is "Min"
     for aspect, pattern in _COLUMN_ASPECTS:
         if re.fullmatch(pattern, cell, re.IGNORECASE):
             return aspect

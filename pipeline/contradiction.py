@@ -162,6 +162,9 @@ def _passage(question: str, claim: str, doc: Document) -> str | None:
     if named:
         if not any(names(n, text) for n in named):
             return None
+        label = _LABEL.match(text)
+        if label and {label.group(1).lower()} - {n.lower() for n in named}:
+            return None  # the entry of another setting, naming the claim's in passing
     else:
         terms = content_terms(claim)
         if not terms or len(content_terms(text) & terms) / len(terms) < MIN_SHARED_TERMS:
@@ -170,6 +173,10 @@ def _passage(question: str, claim: str, doc: Document) -> str | None:
     if claimed and not set(quantities(text)) - claimed:
         return None  # the same quantities or none: nothing this passage could contradict
     return text
+
+
+_LABEL = re.compile(r"^([A-Za-z][\w-]*[_.][\w.-]*)(?:\s*\([^)]*\))?:\s")
+"""A passage's label that is a setting's term line ("hash_mem_multiplier (floating point): …")."""
 
 
 def product_names(question: str) -> set[str]:
@@ -206,14 +213,19 @@ def contradicted(found: Challenge, reply: PassageAnswers) -> tuple[Document, str
             continue
         value = " ".join(answer.value.split())
         passage = found.passages[answer.source - 1]
-        if not value or value.lower() not in " ".join(passage["text"].split()).lower():
-            continue
-        if value.lower() in found.claim.lower():
+        stated = set(quantities(value))
+        written = " ".join(passage["text"].split()).lower()
+        if not value or not (
+            value.lower() in written or (stated and stated <= set(quantities(written)))
+        ):
+            continue  # not in the passage ("4 MB" counts for "4MB")
+        if _whole_in(value, found.claim):
             continue
         chunk = found.chunks[answer.source - 1]["text"]
         if found.aspect and _of_another_aspect(value, passage["text"], chunk, found.aspect):
             continue
-        stated = set(quantities(value))
+        if _not_the_pages_own(value, passage["text"]):
+            continue
         if (stated and not stated & claimed) or (not stated and not claimed and _term(value)):
             return passage, value
     return None
@@ -235,13 +247,45 @@ def _of_another_aspect(value: str, passage: str, chunk: str, aspect: str) -> boo
                     named = column_aspect(header[n])
                     if named is not None:
                         return fact_aspect(named) != fact_aspect(aspect)
-    flat = " ".join(passage.split())
-    at = flat.lower().find(lowered)
-    if at < 0:
-        return False
-    sentence_start = max(flat.rfind(". ", 0, at), flat.rfind(": ", 0, at), 0)
-    cue = cue_aspect(flat[max(sentence_start, at - 40) : at])
+    before = _before(value, passage)
+    cue = cue_aspect(before) if before is not None else None
     return cue is not None and fact_aspect(cue) != fact_aspect(aspect)
+
+
+_NOT_OWN = re.compile(
+    r"\b(?:e\.g\.|for example|for instance|such as|like|we|our|us|recommend\w*|suggest\w*"
+    r"|try|consider|should|set\b[^.]{0,40}\bto|when (?:used|running|using)|for (?:ssd|a cache))\b",
+    re.IGNORECASE,
+)
+"""Words before a value in its sentence that make it an example, advice or a site's own
+choice ("such as 1.1", "we set … to", "when Redis is used as a cache, set … to"), not
+what the page states as the fact."""
+
+
+def _not_the_pages_own(value: str, passage: str) -> bool:
+    """Whether the passage gives ``value`` as an example, advice or its own site's choice."""
+    before = _before(value, passage)
+    return before is not None and _NOT_OWN.search(before) is not None
+
+
+def _before(value: str, passage: str) -> str | None:
+    """The words before ``value`` in its sentence of ``passage`` (at most 80 characters).
+
+    A label line counts as the sentence's start ("Minimum: 1s"); ``None`` when the passage
+    does not write the value as read.
+    """
+    flat = " ".join(passage.split())
+    at = flat.lower().find(value.lower())
+    if at < 0:
+        return None
+    start = max(flat.rfind(". ", 0, at) + 1, at - 80, 0)
+    return flat[start:at]
+
+
+def _whole_in(value: str, text: str) -> bool:
+    """Whether ``text`` writes ``value`` as a whole (6379 is not in 16379, 2.3 not in 2.30)."""
+    pattern = rf"(?<![\w.]){re.escape(value)}(?!\w|\.\d)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def _tables(text: str) -> list[tuple[list[str], list[str]]]:

@@ -190,3 +190,106 @@ def test_a_minimum_read_as_the_default_is_no_contradiction() -> None:
         row,
         "1s",
     )
+
+
+def decide(question: str, claim: str, other: str, reading: str) -> tuple[Any, Any]:
+    """A reviewer's probe: the claim cites a wiki page; ``other`` is a manual page."""
+    from pipeline.conflicts import SourceTrust
+    from pipeline.contradiction import challenge, challenged_claim
+
+    cited = doc("c1", claim, "wiki/answer.md")
+    chosen = challenged_claim(question, [{"text": claim, "source_ids": ["c1"]}])
+    assert chosen is not None
+    manual = doc("o1", other, "manual/other.md")
+    found = challenge(question, chosen, {"c1": cited}, [manual], SourceTrust(), set())
+    if found is None:
+        return None, None
+    return found.passages[0]["text"], contradicted(found, read((1, reading)))
+
+
+@pytest.mark.parametrize(
+    ("question", "claim", "other", "reading"),
+    [
+        (  # another setting's entry names the claim's only in passing
+            "What is the default work_mem?",
+            "work_mem defaults to 4MB.",
+            "hash_mem_multiplier (floating point)\nUsed to compute the maximum memory hash "
+            "operations can use, multiplying work_mem by hash_mem_multiplier. The default "
+            "value is 2.0, which makes them use twice the usual work_mem base amount.",
+            "2.0",
+        ),
+        (  # a minimum whose cue is more than 40 characters before it
+            "What is the default RSA key size for ssh-keygen?",
+            "ssh-keygen makes RSA keys of 3072 bits by default.",
+            "The minimum size ssh-keygen accepts for RSA keys is 1024 bits.",
+            "1024 bits",
+        ),
+        (  # a label line
+            "What is the default authentication_timeout?",
+            "authentication_timeout defaults to 1min.",
+            "authentication_timeout\nMinimum: 1s\nMaximum: 600s\nRestart: no",
+            "1s",
+        ),
+        (  # a column header with a full stop
+            "What is the default authentication_timeout?",
+            "authentication_timeout defaults to 1min.",
+            "| Parameter | Min. | Max. | Restart |\n|---|---|---|---|\n"
+            "| `authentication_timeout` | 1s | 600s | no |\n",
+            "1s",
+        ),
+        (  # advice
+            "What is the default maxmemory-policy in Redis?",
+            "The default maxmemory-policy is noeviction.",
+            "When Redis is used as a cache, set maxmemory-policy to allkeys-lru so that the "
+            "least recently used keys go first.",
+            "allkeys-lru",
+        ),
+        (  # an example
+            "What is the default random_page_cost?",
+            "random_page_cost defaults to 4.0.",
+            "For SSD storage, a lower random_page_cost such as 1.1 is often a better fit.",
+            "1.1",
+        ),
+        (  # a site's own choice
+            "What is the default random_page_cost?",
+            "random_page_cost defaults to 4.0.",
+            "In our production cluster we set random_page_cost = 1.1 on all replicas.",
+            "1.1",
+        ),
+    ],
+)
+def test_a_reviewers_false_contradictions_are_none(
+    question: str, claim: str, other: str, reading: str
+) -> None:
+    assert decide(question, claim, other, reading)[1] is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "other", "reading"),
+    [
+        (  # the true value is part of the planted one
+            "Redis listens on TCP port 16379 by default.",
+            "port: Redis accepts connections on the specified port, default is 6379.",
+            "6379",
+        ),
+        (  # the reading spaced otherwise than the passage
+            "The default port Redis listens on is 6380.",
+            "port: Redis accepts connections on this port; the default is 6379 (TCP).",
+            "6379 ",
+        ),
+    ],
+)
+def test_a_reviewers_missed_contradictions_are_read(claim: str, other: str, reading: str) -> None:
+    shown, hit = decide("What port does Redis listen on by default?", claim, other, reading)
+    assert shown is not None and hit is not None and hit[1].strip() == "6379"
+
+
+def test_a_reading_of_a_quantity_written_otherwise_still_counts() -> None:
+    _, hit = decide(
+        "What is the default work_mem?",
+        "work_mem defaults to 64MB.",
+        "work_mem (integer)\nSets the base maximum amount of memory used by a query "
+        "operation. The default value is four megabytes (4MB).",
+        "4 MB",
+    )
+    assert hit is not None and hit[1] == "4 MB"
